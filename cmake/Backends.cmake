@@ -1,0 +1,93 @@
+# Backend detection: one configure line per backend saying whether it is built and, when not, why and how to get it.
+#   host: always.  HIP: enable_language(HIP) works.  HSA: hsa-runtime64 found.  CUDA: nvcc works.
+# A language is probed in a throw-away sub-project first, so a broken toolchain is a line, not a fatal error.
+
+function(vmr_probe_language lang out_var)
+  set(dir ${CMAKE_BINARY_DIR}/CMakeFiles/vmr-probe-${lang})
+  file(REMOVE_RECURSE ${dir})
+  file(WRITE ${dir}/CMakeLists.txt
+       "cmake_minimum_required(VERSION 3.21)\nproject(probe LANGUAGES CXX ${lang})\n")
+  set(args)
+  foreach(var CMAKE_${lang}_COMPILER CMAKE_${lang}_FLAGS CMAKE_${lang}_ARCHITECTURES CMAKE_CUDA_HOST_COMPILER
+              CMAKE_PREFIX_PATH)
+    if(DEFINED ${var} AND NOT "${${var}}" STREQUAL "")
+      list(APPEND args "-D${var}=${${var}}")
+    endif()
+  endforeach()
+  execute_process(COMMAND ${CMAKE_COMMAND} -S ${dir} -B ${dir}/build -G ${CMAKE_GENERATOR} ${args}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(rc EQUAL 0)
+    set(${out_var} ON PARENT_SCOPE)
+  else()
+    string(REGEX MATCH "CMake Error[^\n]*\n[^\n]*\n[^\n]*" why "${err}")
+    string(REPLACE "\n" " " why "${why}")
+    set(${out_var} OFF PARENT_SCOPE)
+    set(${out_var}_WHY "${why}" PARENT_SCOPE)
+  endif()
+endfunction()
+
+message(STATUS "backend host: ON (always)")
+
+# --- HIP ------------------------------------------------------------------------------------------------------------
+option(VMR_ENABLE_HIP "Build the HIP/HSA reproducers when a HIP toolchain works" ON)
+set(VMR_HAVE_HIP OFF)
+if(NOT VMR_ENABLE_HIP)
+  message(STATUS "backend hip: OFF (VMR_ENABLE_HIP=OFF)")
+elseif(NOT DEFINED CMAKE_HIP_COMPILER AND NOT EXISTS /opt/rocm/bin/hipcc AND NOT EXISTS /usr/bin/hipcc)
+  message(STATUS "backend hip: OFF (no HIP compiler; Debian 12: apt-get install hipcc libamdhip64-dev "
+                 "libhsa-runtime-dev, then configure with --preset debian-rocm, or run ./scripts/test --with-rocm)")
+else()
+  if(NOT DEFINED CMAKE_HIP_ARCHITECTURES)
+    set(CMAKE_HIP_ARCHITECTURES gfx90a CACHE STRING "AMD GPU targets")
+  endif()
+  vmr_probe_language(HIP _hip_ok)
+  if(_hip_ok)
+    enable_language(HIP)
+    set(VMR_HAVE_HIP ON)
+    message(STATUS "backend hip: ON (${CMAKE_HIP_COMPILER}, targets ${CMAKE_HIP_ARCHITECTURES})")
+  else()
+    message(STATUS "backend hip: OFF (enable_language(HIP) fails: ${_hip_ok_WHY}; on Debian 12 use "
+                   "--preset debian-rocm after ./scripts/test --with-rocm has linked ROCm's CMake packages)")
+  endif()
+endif()
+
+# --- HSA ------------------------------------------------------------------------------------------------------------
+set(VMR_HAVE_HSA OFF)
+if(VMR_HAVE_HIP)
+  find_package(hsa-runtime64 CONFIG QUIET)
+  if(hsa-runtime64_FOUND)
+    set(VMR_HAVE_HSA ON)
+    message(STATUS "backend hsa: ON (hsa-runtime64 ${hsa-runtime64_VERSION})")
+  else()
+    message(STATUS "backend hsa: OFF (hsa-runtime64 not found; Debian: apt-get install libhsa-runtime-dev)")
+  endif()
+else()
+  message(STATUS "backend hsa: OFF (needs the HIP backend for its kernels)")
+endif()
+
+# --- CUDA -----------------------------------------------------------------------------------------------------------
+option(VMR_ENABLE_CUDA "Build the CUDA reference when nvcc works" ON)
+set(VMR_HAVE_CUDA OFF)
+if(NOT VMR_ENABLE_CUDA)
+  message(STATUS "backend cuda: OFF (VMR_ENABLE_CUDA=OFF)")
+else()
+  if(NOT DEFINED CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
+    set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc CACHE FILEPATH "nvcc")
+  endif()
+  if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+    set(CMAKE_CUDA_ARCHITECTURES 90 CACHE STRING "NVIDIA GPU targets (90: H100/H200)")
+  endif()
+  if(NOT DEFINED CMAKE_CUDA_COMPILER)
+    message(STATUS "backend cuda: OFF (no nvcc; install the CUDA toolkit or set CMAKE_CUDA_COMPILER)")
+  else()
+    vmr_probe_language(CUDA _cuda_ok)
+    if(_cuda_ok)
+      enable_language(CUDA)
+      set(VMR_HAVE_CUDA ON)
+      message(STATUS "backend cuda: ON (${CMAKE_CUDA_COMPILER}, sm_${CMAKE_CUDA_ARCHITECTURES}; "
+                     "cudart linked statically so binaries start without libcuda.so.1)")
+    else()
+      message(STATUS "backend cuda: OFF (enable_language(CUDA) fails: ${_cuda_ok_WHY})")
+    endif()
+  endif()
+endif()

@@ -1,0 +1,18 @@
+// The paste-ready environment block printed at the start of every run: the host facts the launcher can read
+// without touching a GPU runtime. Backends add their facts from inside the ranks (RankContext::info).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace vmr {
+
+using EnvFacts = std::vector<std::pair<std::string, std::string>>;
+
+EnvFacts host_environment(const std::string& binary, const std::string& backend);
+// Variables that change what the GPU runtimes do; always listed, "(unset)" when absent.
+EnvFacts runtime_variables();
+std::string format_env_block(const EnvFacts& host, const EnvFacts& vars);
+
+}  // namespace vmr

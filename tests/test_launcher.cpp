@@ -1,0 +1,173 @@
+#include <errno.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "deadline.h"
+#include "fd_count.h"
+#include "launcher.h"
+
+using namespace vmr;
+
+namespace {
+
+CaseResult launch(const std::string& name, int ranks = 2, double timeout_s = 10) {
+  LaunchPlan plan;
+  plan.case_name = name;
+  for (int i = 0; i < ranks; ++i) plan.devices.push_back(i);
+  plan.timeout_s = timeout_s;
+  plan.term_grace_s = 0.3;
+  plan.relay_output = false;
+  return run_case(plan);
+}
+
+bool gone(pid_t pid) { return kill(pid, 0) == -1 && errno == ESRCH; }
+
+}  // namespace
+
+TEST(Launcher, PassReportsRecordsPhasesAndMetrics) {
+  CaseResult r = launch("pass", 3);
+  ASSERT_EQ(r.verdict, Verdict::Pass) << r.detail;
+  EXPECT_EQ(r.detail, "all 3 ranks met");
+  ASSERT_EQ(r.ranks.size(), 3u);
+  for (const auto& rank : r.ranks) {
+    EXPECT_TRUE(rank.has_record);
+    EXPECT_TRUE(rank.reaped);
+    EXPECT_EQ(rank.exit.code, 0);
+    ASSERT_EQ(rank.record.phases.size(), 1u);
+    EXPECT_EQ(rank.record.phases[0].first, "run");
+    ASSERT_FALSE(rank.record.info.empty());
+    EXPECT_EQ(rank.record.info[0].second, "test");
+    EXPECT_TRUE(gone(rank.pid));
+  }
+  ASSERT_EQ(r.ranks[0].record.metrics.size(), 1u);
+  EXPECT_EQ(r.ranks[0].record.metrics[0].value, 42);
+  EXPECT_GT(r.spawn_s(), 0);
+  EXPECT_LT(r.spawn_s(), r.wall_s());
+  // The "env:" line each rank printed was captured, with its rank.
+  ASSERT_FALSE(r.ranks[1].stdout_tail.empty());
+  EXPECT_EQ(r.ranks[1].stdout_tail[0], "env: device = test");
+}
+
+TEST(Launcher, SignalDeathIsCrashNamingSignalAndStderr) {
+  CaseResult r = launch("abort");
+  EXPECT_EQ(r.verdict, Verdict::Crash);
+  EXPECT_NE(r.detail.find("rank 1"), std::string::npos) << r.detail;
+  EXPECT_NE(r.detail.find("SIGABRT"), std::string::npos) << r.detail;
+  EXPECT_NE(r.detail.find("Memory access fault by GPU node-2"), std::string::npos) << r.detail;
+  EXPECT_EQ(r.ranks[1].exit.signal, SIGABRT);
+}
+
+TEST(Launcher, DeadlineKillsEscalatesToSigkillAndLeavesNothing) {
+  int64_t t0 = monotonic_ns();
+  CaseResult r = launch("block", 2, 0.5);
+  double took = double(monotonic_ns() - t0) / 1e9;
+  EXPECT_EQ(r.verdict, Verdict::Hang) << r.detail;
+  EXPECT_TRUE(r.deadline_passed);
+  EXPECT_NE(r.detail.find("rank 1"), std::string::npos) << r.detail;
+  EXPECT_NE(r.detail.find("SIGKILL"), std::string::npos) << r.detail;  // it ignored SIGTERM
+  // The rank left waiting gave up just before the kill and says whom it waited for.
+  EXPECT_NE(r.detail.find("rank 0 reported: deadline passed while waiting to receive from rank 1"), std::string::npos)
+      << r.detail;
+  EXPECT_LT(took, 5.0);
+  for (const auto& rank : r.ranks) {
+    EXPECT_TRUE(rank.reaped);
+    EXPECT_TRUE(gone(rank.pid)) << rank.pid;
+  }
+}
+
+TEST(Launcher, RankLeavingMidProtocolIsNamedAndNobodyHangs) {
+  int64_t t0 = monotonic_ns();
+  CaseResult r = launch("leave", 3, 30);
+  EXPECT_LT(monotonic_ns() - t0, 5000000000);
+  EXPECT_EQ(r.verdict, Verdict::Fail) << r.detail;
+  EXPECT_NE(r.detail.find("rank 2"), std::string::npos) << r.detail;
+  EXPECT_NE(r.detail.find("left mid-protocol"), std::string::npos) << r.detail;
+  EXPECT_FALSE(r.deadline_passed);
+}
+
+TEST(Launcher, OneRankSkippingSkipsAllWithItsReason) {
+  CaseResult r = launch("skip-one", 3);
+  EXPECT_EQ(r.verdict, Verdict::Skip) << r.detail;
+  EXPECT_EQ(r.detail, "rank 0: rank 2: device 9 is not present");
+  for (const auto& rank : r.ranks) EXPECT_EQ(rank.exit.code, 77);
+}
+
+TEST(Launcher, FailNamesTheRankAndItsCheck) {
+  CaseResult r = launch("fail");
+  EXPECT_EQ(r.verdict, Verdict::Fail);
+  EXPECT_EQ(r.detail, "rank 0: hipMemSetAccess returned hipErrorInvalidValue (test)");
+}
+
+TEST(Launcher, RecordThatDisagreesWithExitCodeIsAHarnessError) {
+  CaseResult r = launch("mismatch");
+  EXPECT_EQ(r.verdict, Verdict::Harness) << r.detail;
+  EXPECT_NE(r.detail.find("exited with code 5 but reported PASS"), std::string::npos) << r.detail;
+}
+
+TEST(Launcher, ExecFailureIsAHarnessError) {
+  LaunchPlan plan;
+  plan.exe = "/nonexistent/vmem-repro";
+  plan.case_name = "pass";
+  plan.devices = {0, 1};
+  plan.relay_output = false;
+  CaseResult r = run_case(plan);
+  EXPECT_EQ(r.verdict, Verdict::Harness);
+  EXPECT_NE(r.detail.find("exec /nonexistent/vmem-repro failed: errno 2"), std::string::npos) << r.detail;
+}
+
+TEST(Launcher, HundredLaunchesLeakNoFdAndNoZombie) {
+  size_t before = open_fd_count();
+  for (int i = 0; i < 100; ++i) {
+    CaseResult r = launch("pass");
+    ASSERT_EQ(r.verdict, Verdict::Pass) << "launch " << i << ": " << r.detail;
+  }
+  EXPECT_EQ(open_fd_count(), before);
+  errno = 0;
+  EXPECT_EQ(waitpid(-1, nullptr, WNOHANG), -1);  // no child left, zombie or alive
+  EXPECT_EQ(errno, ECHILD);
+}
+
+// decide_verdict alone: the precedence of root causes.
+TEST(DecideVerdict, CrashBeatsTheHangItCaused) {
+  CaseResult r;
+  r.ranks.resize(2);
+  r.ranks[0].rank = 0;
+  r.ranks[0].reaped = true;
+  r.ranks[0].end_ns = 10;
+  r.ranks[0].exit.signaled = true;
+  r.ranks[0].exit.signal = SIGSEGV;
+  r.ranks[1].rank = 1;
+  r.ranks[1].reaped = true;
+  r.ranks[1].end_ns = 20;
+  r.ranks[1].killed = KilledBy::Deadline;
+  r.ranks[1].exit.signaled = true;
+  r.ranks[1].exit.signal = SIGTERM;
+  r.deadline_passed = true;
+  decide_verdict(&r, 5);
+  EXPECT_EQ(r.verdict, Verdict::Crash);
+  EXPECT_NE(r.detail.find("rank 0"), std::string::npos);
+  EXPECT_NE(r.detail.find("SIGSEGV"), std::string::npos);
+}
+
+TEST(DecideVerdict, UnkillableRankIsHangWithWchan) {
+  CaseResult r;
+  r.ranks.resize(1);
+  r.ranks[0].pid = 1234;
+  r.ranks[0].killed = KilledBy::Deadline;
+  r.ranks[0].wchan = "state D, wchan amdgpu_amdkfd_wait";
+  r.deadline_passed = true;
+  decide_verdict(&r, 2);
+  EXPECT_EQ(r.verdict, Verdict::Hang);
+  EXPECT_NE(r.detail.find("did not die (state D, wchan amdgpu_amdkfd_wait)"), std::string::npos) << r.detail;
+}
+
+TEST(DecideVerdict, GarbledRecordIsAHarnessError) {
+  CaseResult r;
+  r.ranks.resize(1);
+  r.ranks[0].reaped = true;
+  r.ranks[0].record_error = "status record line 1: not a vmem-repro record";
+  decide_verdict(&r, 2);
+  EXPECT_EQ(r.verdict, Verdict::Harness);
+  EXPECT_NE(r.detail.find("not a vmem-repro record"), std::string::npos);
+}

@@ -1,0 +1,122 @@
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "options.h"
+
+using namespace vmr;
+
+namespace {
+
+const std::vector<std::string> kCases = {"read", "atomics"};
+
+Status parse(std::vector<const char*> args, Options* o) {
+  args.insert(args.begin(), "repro");
+  return parse_options(int(args.size()), args.data(), kCases, o);
+}
+
+}  // namespace
+
+TEST(Options, GoodCommandLines) {
+  Options o;
+  ASSERT_TRUE(parse({"--case", "read", "--case=atomics", "--ranks", "4", "--timeout", "2.5", "--json", "x.json"}, &o).ok());
+  EXPECT_EQ(o.cases, (std::vector<std::string>{"read", "atomics"}));
+  EXPECT_EQ(o.ranks, 4);
+  EXPECT_DOUBLE_EQ(o.timeout_s, 2.5);
+  EXPECT_TRUE(o.timeout_given);
+  EXPECT_EQ(o.json_path, "x.json");
+  ASSERT_TRUE(parse({"--devices=2,3"}, &o).ok());
+  EXPECT_EQ(o.devices, (std::vector<int>{2, 3}));
+  ASSERT_TRUE(parse({"--all"}, &o).ok());
+  EXPECT_TRUE(o.all);
+  ASSERT_TRUE(parse({}, &o).ok());
+  EXPECT_FALSE(o.timeout_given);
+  EXPECT_EQ(o.ranks, 0);
+}
+
+TEST(Options, BadCommandLinesAreUsageErrorsWithOneLine) {
+  const std::vector<std::vector<const char*>> bad = {
+      {"--bogus"},          {"--case"},           {"--case", "nope"},     {"--case", "read", "--case", "read"},
+      {"--ranks", "1"},     {"--ranks", "x"},     {"--ranks", "65"},      {"--ranks", "2", "--ranks", "3"},
+      {"--timeout", "0"},   {"--timeout", "-1"},  {"--timeout", "abc"},   {"--timeout", "1e999"},
+      {"--devices", "a,b"}, {"--devices", "0,"},  {"--devices", "0"},     {"--ranks", "3", "--devices", "0,1"},
+      {"--json"},           {"--json="},          {"--list=yes"},         {"stray"},
+      {"--all", "--case", "read"}, {"--ranks=2x"}, {"--case="},
+  };
+  for (const auto& args : bad) {
+    Options o;
+    Status s = parse(args, &o);
+    std::string shown;
+    for (auto a : args) shown += std::string(a) + " ";
+    EXPECT_EQ(s.verdict, Verdict::Usage) << shown;
+    EXPECT_FALSE(s.detail.empty()) << shown;
+    EXPECT_EQ(s.detail.find('\n'), std::string::npos) << shown;
+  }
+}
+
+TEST(Options, DevicesFromCTestResourceGroups) {
+  std::map<std::string, std::string> env = {{"CTEST_RESOURCE_GROUP_COUNT", "2"},
+                                            {"CTEST_RESOURCE_GROUP_0_GPUS", "id:3,slots:1"},
+                                            {"CTEST_RESOURCE_GROUP_1_GPUS", "id:5,slots:1"}};
+  auto getenv_fn = [&](const char* k) -> const char* {
+    auto it = env.find(k);
+    return it == env.end() ? nullptr : it->second.c_str();
+  };
+  Options o;
+  int ranks = 0;
+  ASSERT_TRUE(resolve_ranks(o, getenv_fn, &ranks).ok());
+  EXPECT_EQ(ranks, 2);
+  std::vector<int> devices;
+  std::string source;
+  ASSERT_TRUE(resolve_devices(o, ranks, getenv_fn, &devices, &source).ok());
+  EXPECT_EQ(devices, (std::vector<int>{3, 5}));
+  // --devices wins over the environment; no environment means 0..N-1.
+  o.devices = {1, 0};
+  ASSERT_TRUE(resolve_devices(o, 2, getenv_fn, &devices, &source).ok());
+  EXPECT_EQ(devices, (std::vector<int>{1, 0}));
+  env["CTEST_RESOURCE_GROUP_1_GPUS"] = "slots:1";
+  o.devices.clear();
+  EXPECT_EQ(resolve_devices(o, 2, getenv_fn, &devices, &source).verdict, Verdict::Harness);
+  auto none = [](const char*) -> const char* { return nullptr; };
+  ASSERT_TRUE(resolve_devices(o, 3, none, &devices, &source).ok());
+  EXPECT_EQ(devices, (std::vector<int>{0, 1, 2}));
+}
+
+TEST(RankFlag, RoundTrip) {
+  RankArgs a;
+  a.rank = 1;
+  a.ranks = 3;
+  a.case_name = "peer-reimport";
+  a.device = 2;
+  a.status_fd = 3;
+  a.ctl_fds = {10, -1, 12};
+  a.deadline_ns = 123456789;
+  RankArgs b;
+  ASSERT_TRUE(parse_rank_flag(format_rank_flag(a), &b).ok());
+  EXPECT_EQ(b.rank, 1);
+  EXPECT_EQ(b.ranks, 3);
+  EXPECT_EQ(b.case_name, "peer-reimport");
+  EXPECT_EQ(b.device, 2);
+  EXPECT_EQ(b.status_fd, 3);
+  EXPECT_EQ(b.ctl_fds, a.ctl_fds);
+  EXPECT_EQ(b.deadline_ns, 123456789);
+}
+
+TEST(RankFlag, StrictParsing) {
+  const std::string ok = "rank=0,ranks=2,case=read,device=0,status=3,ctl=-:11,deadline_ns=5";
+  RankArgs a;
+  ASSERT_TRUE(parse_rank_flag(std::string(kRankFlag) + ok, &a).ok());
+  const std::vector<std::string> bad = {
+      "rank=0,ranks=2,case=read,device=0,status=3,ctl=-:11",                         // missing key
+      ok + ",extra=1",                                                              // unknown key
+      ok + ",rank=0",                                                               // repeated key
+      "rank=2,ranks=2,case=read,device=0,status=3,ctl=-:11,deadline_ns=5",          // rank out of range
+      "rank=0,ranks=2,case=Read,device=0,status=3,ctl=-:11,deadline_ns=5",          // bad case name
+      "rank=0,ranks=2,case=read,device=0,status=3,ctl=10:11,deadline_ns=5",         // own entry not '-'
+      "rank=0,ranks=2,case=read,device=0,status=3,ctl=-,deadline_ns=5",             // too few ctl entries
+      "rank=0,ranks=2,case=read,device=0,status=3x,ctl=-:11,deadline_ns=5",         // junk number
+      "rank=0,ranks=2,case=read,device=0,status=3,ctl=-:11,deadline_ns=5,",         // empty field
+  };
+  for (const auto& b : bad) EXPECT_FALSE(parse_rank_flag(std::string(kRankFlag) + b, &a).ok()) << b;
+  EXPECT_FALSE(parse_rank_flag("--other=" + ok, &a).ok());
+}

@@ -1,0 +1,98 @@
+#include "test_rank_cases.h"
+
+#include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace vmr_test {
+
+namespace {
+
+using vmr::RankContext;
+using vmr::Status;
+
+Status no_backend(RankContext& ctx) {
+  ctx.info("device", "test");
+  return Status::pass();
+}
+
+Status pass_after_barrier(RankContext& ctx) {
+  VMR_TRY(ctx.mesh().barrier("work"));
+  ctx.phase_done("run");
+  if (ctx.rank() == 0) ctx.metric("answer", 42, "things");
+  return Status::pass("all " + std::to_string(ctx.ranks()) + " ranks met");
+}
+
+Status abort_last(RankContext& ctx) {
+  if (ctx.rank() == ctx.ranks() - 1) {
+    rlimit no_core{0, 0};
+    ::setrlimit(RLIMIT_CORE, &no_core);
+    std::fprintf(stderr, "Memory access fault by GPU node-2 (test line)\n");
+    std::fflush(stderr);
+    std::abort();
+  }
+  VMR_TRY(ctx.mesh().barrier("after"));
+  return Status::fail("unreachable");
+}
+
+Status block_last(RankContext& ctx) {
+  if (ctx.rank() == ctx.ranks() - 1) {
+    ::signal(SIGTERM, SIG_IGN);
+    for (;;) ::pause();
+  }
+  VMR_TRY(ctx.mesh().barrier("never"));
+  return Status::fail("unreachable");
+}
+
+Status leave_last(RankContext& ctx) {
+  if (ctx.rank() == ctx.ranks() - 1) ::_exit(0);
+  VMR_TRY(ctx.mesh().barrier("after-leave"));
+  return Status::fail("unreachable");
+}
+
+Status skip_on_last(RankContext& ctx) {
+  Status mine = ctx.rank() == ctx.ranks() - 1 ? Status::skip("device 9 is not present") : Status::pass();
+  return ctx.agree(mine);
+}
+
+Status fail_first(RankContext& ctx) {
+  VMR_TRY(ctx.mesh().barrier("check"));
+  if (ctx.rank() == 0) return Status::fail("hipMemSetAccess returned hipErrorInvalidValue (test)");
+  return Status::pass();
+}
+
+// A rank that reports PASS but exits with another code: the launcher must not believe either.
+Status exit_mismatch(RankContext& ctx) {
+  if (ctx.rank() == 0) {
+    vmr::RankRecord r;
+    r.verdict = vmr::Verdict::Pass;
+    r.detail = "fine";
+    r.ready_ns = 1;
+    std::string text = vmr::encode_record(r);
+    (void)!::write(3, text.data(), text.size());  // the launcher's fixed status fd
+    ::_exit(5);
+  }
+  return Status::pass();
+}
+
+}  // namespace
+
+const vmr::ReproBinary& rank_cases() {
+  static const vmr::ReproBinary bin{"unit_tests",
+                                    {"test", no_backend},
+                                    {
+                                        {"pass", "all ranks meet at a barrier", pass_after_barrier},
+                                        {"abort", "the last rank aborts", abort_last},
+                                        {"block", "the last rank blocks and ignores SIGTERM", block_last},
+                                        {"leave", "the last rank exits without a record", leave_last},
+                                        {"skip-one", "the last rank cannot run", skip_on_last},
+                                        {"fail", "rank 0 fails a check", fail_first},
+                                        {"mismatch", "record and exit code disagree", exit_mismatch},
+                                    }};
+  return bin;
+}
+
+}  // namespace vmr_test
