@@ -427,7 +427,12 @@ void decide_verdict(CaseResult* r, double timeout_s) {
       if (detail.empty()) detail = rank.record.detail;
     return set(Verdict::Pass, detail);
   }
-  set(worst->record.verdict, "rank " + std::to_string(worst->rank) + ": " + worst->record.detail + after);
+  // Ranks that agreed (RankContext::agree) already name the rank the answer came from.
+  bool agreed = std::all_of(r->ranks.begin(), r->ranks.end(), [&](const RankOutcome& x) {
+    return x.has_record && x.record.verdict == worst->record.verdict && x.record.detail == worst->record.detail;
+  });
+  std::string who = agreed && r->ranks.size() > 1 ? "" : "rank " + std::to_string(worst->rank) + ": ";
+  set(worst->record.verdict, who + worst->record.detail + after);
 }
 
 CaseResult run_case(const LaunchPlan& plan) {
