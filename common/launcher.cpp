@@ -407,13 +407,14 @@ void decide_verdict(CaseResult* r, double timeout_s) {
 
   // 4. The ranks that reported (the rest were killed after one of these ended abnormally): the exit code must
   //    agree with the record, then the most severe record wins.
+  //    Among equals the rank that ended first wins: the others usually failed because it left.
   const RankOutcome* worst = nullptr;
-  for (const auto& rank : r->ranks) {
-    if (!rank.has_record) continue;
-    if (rank.exit.signaled || rank.exit.code != exit_code(rank.record.verdict))
-      return set(Verdict::Harness, rank_name(rank) + " " + describe(rank.exit) + " but reported " +
-                                       verdict_name(rank.record.verdict));
-    if (!worst || severity(rank.record.verdict) > severity(worst->record.verdict)) worst = &rank;
+  for (const RankOutcome* rank : by_end) {
+    if (!rank->has_record) continue;
+    if (rank->exit.signaled || rank->exit.code != exit_code(rank->record.verdict))
+      return set(Verdict::Harness, rank_name(*rank) + " " + describe(rank->exit) + " but reported " +
+                                       verdict_name(rank->record.verdict));
+    if (!worst || severity(rank->record.verdict) > severity(worst->record.verdict)) worst = rank;
   }
   if (!worst) return set(Verdict::Harness, "no rank reported");
   std::vector<std::string> killed;

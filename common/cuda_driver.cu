@@ -1,0 +1,50 @@
+#include "cuda_driver.h"
+
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+
+namespace vmr {
+
+namespace {
+// The driver API version whose signatures cuda.h declares for the names we use (the _v2 entry points).
+constexpr unsigned kEntryPointVersion = 12000;
+
+template <class Fn>
+Status resolve(const char* name, Fn* out) {
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+  cudaError_t e = cudaGetDriverEntryPointByVersion(name, &fn, kEntryPointVersion, cudaEnableDefault, &found);
+  if (e != cudaSuccess) return Status::skip(cuda_rt_error("cudaGetDriverEntryPointByVersion", e) + " for " + name);
+  if (found != cudaDriverEntryPointSuccess || !fn)
+    return Status::skip(std::string("the NVIDIA driver has no ") + name + " (CUDA " +
+                        std::to_string(kEntryPointVersion / 1000) + " driver API)");
+  *out = reinterpret_cast<Fn>(fn);
+  return Status::pass();
+}
+}  // namespace
+
+std::string cuda_rt_error(const char* call, int err) {
+  auto e = static_cast<cudaError_t>(err);
+  return std::string(call) + " returned " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")";
+}
+
+std::string CudaDriver::error(const char* call, CUresult r) const {
+  const char* name = nullptr;
+  const char* text = nullptr;
+  if (cuGetErrorName) cuGetErrorName(r, &name);
+  if (cuGetErrorString) cuGetErrorString(r, &text);
+  return std::string(call) + " returned " + (name ? name : "CUresult " + std::to_string(int(r))) + " (" +
+         (text ? text : "no description") + ")";
+}
+
+Status load_cuda_driver(CudaDriver* d) {
+  // cudart would report a missing driver as "driver version is insufficient"; name the real cause.
+  if (!dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD) && !dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL))
+    return Status::skip(std::string("no NVIDIA driver: ") + dlerror());
+#define VMR_CU_LOAD(name) VMR_TRY(resolve(#name, &d->name));
+  VMR_CUDA_DRIVER_FUNCTIONS(VMR_CU_LOAD)
+#undef VMR_CU_LOAD
+  return Status::pass();
+}
+
+}  // namespace vmr

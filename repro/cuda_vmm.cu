@@ -1,0 +1,687 @@
+// repro_cuda_vmm: the CUDA driver-API reference of the scenarios the ROCm reproducers run.
+//
+// Every rank owns VMem memory and is a peer of every other rank's:
+//   owner: cuMemCreate (pinned, POSIX-fd handle type) -> cuMemAddressReserve -> cuMemMap
+//          -> cuMemSetAccess (owner and every peer device) -> cuMemExportToShareableHandle
+//   peer:  receive the fd (SCM_RIGHTS) -> cuMemImportFromShareableHandle -> reserve -> map -> set access
+// then reads, system-scope atomics, and the power-of-two allocator's remap life cycle. A ROCm bug report is
+// stronger when the same scenario, written the same way, passes here.
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cuda_driver.h"
+#include "gpu_kernels.h"
+#include "repro.h"
+#include "text.h"
+
+namespace {
+
+using vmr::RankContext;
+using vmr::Status;
+using vmr::UniqueFd;
+using vmr_gpu::u64;
+
+vmr::CudaDriver drv;           // one rank per process: the table is this rank's
+std::vector<int> rank_devices;  // the device of every rank, gathered before any case
+
+constexpr int kBlocks = 264;  // 2 per SM on an H100/H200
+constexpr int kThreads = vmr_gpu::kReduceThreads;
+
+// --- VMem building blocks: one driver call each, and the owner of what it creates -----------------------------
+
+struct Handle {  // physical memory (created or imported)
+  CUmemGenericAllocationHandle h = 0;
+  Handle() = default;
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  ~Handle() { reset(); }
+  void reset() {
+    if (h) drv.cuMemRelease(h);
+    h = 0;
+  }
+};
+
+struct Reservation {  // a VA range
+  CUdeviceptr va = 0;
+  size_t size = 0;
+  Reservation() = default;
+  Reservation(const Reservation&) = delete;
+  Reservation& operator=(const Reservation&) = delete;
+  ~Reservation() {
+    if (va) drv.cuMemAddressFree(va, size);
+  }
+};
+
+struct Mapping {  // physical memory mapped at a VA
+  CUdeviceptr va = 0;
+  size_t size = 0;
+  Mapping() = default;
+  Mapping(const Mapping&) = delete;
+  Mapping& operator=(const Mapping&) = delete;
+  ~Mapping() { reset(); }
+  void reset() {
+    if (va) drv.cuMemUnmap(va, size);
+    va = 0;
+  }
+};
+
+// Members in this order so that destruction unmaps, then releases, then frees the VA.
+struct Block {
+  Reservation range;
+  Handle mem;
+  Mapping map;
+  u64* ptr() const { return reinterpret_cast<u64*>(range.va); }
+};
+
+CUmemAllocationProp pinned_fd_prop(int device) {
+  CUmemAllocationProp prop{};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = device;
+  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  return prop;
+}
+
+Status granularity(int device, size_t* g) {
+  CUmemAllocationProp prop = pinned_fd_prop(device);
+  CU_TRY(drv, cuMemGetAllocationGranularity(g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+  return Status::pass();
+}
+
+size_t round_up(size_t n, size_t g) { return (n + g - 1) / g * g; }
+
+Status create(int device, size_t size, Handle* mem) {
+  mem->reset();
+  CUmemAllocationProp prop = pinned_fd_prop(device);
+  CU_TRY(drv, cuMemCreate(&mem->h, size, &prop, 0));
+  return Status::pass();
+}
+
+Status reserve(size_t size, Reservation* r) {
+  CU_TRY(drv, cuMemAddressReserve(&r->va, size, 0, 0, 0));
+  r->size = size;
+  return Status::pass();
+}
+
+Status map(CUdeviceptr va, size_t size, const Handle& mem, Mapping* m) {
+  CU_TRY(drv, cuMemMap(va, size, 0, mem.h, 0));
+  m->va = va;
+  m->size = size;
+  return Status::pass();
+}
+
+// Read-write access for each device in `devices` on [va, va + size).
+Status set_access(CUdeviceptr va, size_t size, const std::vector<int>& devices) {
+  std::vector<CUmemAccessDesc> desc;
+  for (int d : devices) {
+    bool listed = std::any_of(desc.begin(), desc.end(), [&](const CUmemAccessDesc& x) { return x.location.id == d; });
+    if (listed) continue;
+    CUmemAccessDesc a{};
+    a.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    a.location.id = d;
+    a.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    desc.push_back(a);
+  }
+  CU_TRY(drv, cuMemSetAccess(va, size, desc.data(), desc.size()));
+  return Status::pass();
+}
+
+Status export_fd(const Handle& mem, UniqueFd* fd) {
+  int raw = -1;
+  CU_TRY(drv, cuMemExportToShareableHandle(&raw, mem.h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+  fd->reset(raw);
+  return Status::pass();
+}
+
+Status import_fd(int fd, Handle* mem) {
+  mem->reset();
+  // CUDA takes the fd by value, cast to a pointer.
+  CU_TRY(drv, cuMemImportFromShareableHandle(&mem->h, reinterpret_cast<void*>(uintptr_t(fd)),
+                                             CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+  return Status::pass();
+}
+
+// --- the two halves of the shared-memory story ------------------------------------------------------------------
+
+// Owner: memory on this rank's device, mapped, accessible to every rank's device, exported as a dma-buf style fd.
+Status allocate_exported(RankContext& ctx, size_t size, Block* b, UniqueFd* fd) {
+  VMR_TRY(create(ctx.device(), size, &b->mem));
+  VMR_TRY(reserve(size, &b->range));
+  VMR_TRY(map(b->range.va, size, b->mem, &b->map));
+  VMR_TRY(set_access(b->range.va, size, rank_devices));
+  return export_fd(b->mem, fd);
+}
+
+// Peer: the owner's memory imported from its fd, mapped into a VA range of our own, accessible to our device.
+Status import_block(RankContext& ctx, int fd, size_t size, Block* b) {
+  VMR_TRY(import_fd(fd, &b->mem));
+  if (!b->range.va) VMR_TRY(reserve(size, &b->range));
+  VMR_TRY(map(b->range.va, size, b->mem, &b->map));
+  return set_access(b->range.va, size, {ctx.device()});
+}
+
+// Every rank sends its fd to every other rank and imports every other rank's memory.
+Status exchange(RankContext& ctx, const UniqueFd& own_fd, size_t size, std::vector<Block>* peers) {
+  *peers = std::vector<Block>(ctx.ranks());
+  for (int j = 0; j < ctx.ranks(); ++j)
+    if (j != ctx.rank()) VMR_TRY(ctx.mesh().send_fds(j, {own_fd.get()}));
+  for (int j = 0; j < ctx.ranks(); ++j) {
+    if (j == ctx.rank()) continue;
+    std::vector<UniqueFd> fds;
+    VMR_TRY(ctx.mesh().recv_fds(j, 1, &fds));
+    VMR_TRY(import_block(ctx, fds[0].get(), size, &(*peers)[j]));
+  }
+  return Status::pass();
+}
+
+// --- kernels and read-back ---------------------------------------------------------------------------------------
+
+Status finish(const char* what) {
+  cudaError_t launch = cudaGetLastError();
+  if (launch != cudaSuccess) return Status::fail(vmr::cuda_rt_error(what, launch));
+  CUresult r = drv.cuCtxSynchronize();
+  return r == CUDA_SUCCESS ? Status::pass() : Status::fail(drv.error((std::string("cuCtxSynchronize after ") + what).c_str(), r));
+}
+
+template <class T>
+struct DeviceBuffer {  // plain cudaMalloc memory: the bounce buffer and result cells
+  T* p = nullptr;
+  ~DeviceBuffer() {
+    if (p) cudaFree(p);
+  }
+  Status alloc(size_t n) {
+    cudaError_t e = cudaMalloc(&p, n * sizeof(T));
+    return e == cudaSuccess ? Status::pass() : Status::fail(vmr::cuda_rt_error("cudaMalloc", e));
+  }
+};
+
+// Reads n words of a VMem VA the way the AMD reproducers must: a fenced copy kernel into a bounce buffer.
+Status read_words(const u64* src, size_t n, std::vector<u64>* out) {
+  DeviceBuffer<u64> bounce;
+  VMR_TRY(bounce.alloc(n));
+  vmr_gpu::k_copy<<<kBlocks, kThreads>>>(bounce.p, src, n);
+  VMR_TRY(finish("k_copy"));
+  out->resize(n);
+  cudaError_t e = cudaMemcpy(out->data(), bounce.p, n * sizeof(u64), cudaMemcpyDeviceToHost);
+  return e == cudaSuccess ? Status::pass() : Status::fail(vmr::cuda_rt_error("cudaMemcpy(D2H)", e));
+}
+
+Status checksum(const u64* p, size_t bytes, u64* sum) {
+  DeviceBuffer<u64> cell;
+  VMR_TRY(cell.alloc(1));
+  vmr_gpu::k_zero<<<1, 1>>>(cell.p, 1);
+  vmr_gpu::k_checksum<<<kBlocks, kThreads>>>(reinterpret_cast<const ulonglong2*>(p), bytes / 16, cell.p);
+  VMR_TRY(finish("k_checksum"));
+  cudaError_t e = cudaMemcpy(sum, cell.p, sizeof(u64), cudaMemcpyDeviceToHost);
+  return e == cudaSuccess ? Status::pass() : Status::fail(vmr::cuda_rt_error("cudaMemcpy(D2H)", e));
+}
+
+Status verify_pattern(const u64* p, size_t n, int owner, const std::string& what) {
+  DeviceBuffer<u64> cells;
+  VMR_TRY(cells.alloc(2));
+  u64 init[2] = {0, ~0ull};
+  if (cudaMemcpy(cells.p, init, sizeof init, cudaMemcpyHostToDevice) != cudaSuccess)
+    return Status::fail("cudaMemcpy(H2D) of the result cells failed");
+  vmr_gpu::k_verify_pattern<<<kBlocks, kThreads>>>(p, n, u64(owner), cells.p, cells.p + 1);
+  VMR_TRY(finish("k_verify_pattern"));
+  u64 got[2];
+  if (cudaMemcpy(got, cells.p, sizeof got, cudaMemcpyDeviceToHost) != cudaSuccess)
+    return Status::fail("cudaMemcpy(D2H) of the result cells failed");
+  if (got[0] != 0)
+    return Status::fail(what + ": " + std::to_string(got[0]) + " of " + std::to_string(n) +
+                        " words differ from rank " + std::to_string(owner) + "'s pattern, first at word " +
+                        std::to_string(got[1]));
+  return Status::pass();
+}
+
+// Seconds one call of `body` takes on the GPU, the best of `reps` (cudaEvent timing).
+template <class F>
+Status time_best(int reps, F body, double* best_s) {
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  vmr::ScopeExit destroy([&] {
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+  });
+  *best_s = 1e30;
+  for (int i = 0; i < reps; ++i) {
+    cudaEventRecord(start);
+    VMR_TRY(body());
+    cudaEventRecord(stop);
+    VMR_TRY(finish("timed work"));
+    float ms = 0;
+    cudaEventElapsedTime(&ms, start, stop);
+    *best_s = std::min(*best_s, double(ms) / 1e3);
+  }
+  return Status::pass();
+}
+
+// Every rank's value of x, through the control channel.
+Status gather_doubles(RankContext& ctx, double x, std::vector<double>* all) {
+  std::vector<std::string> text;
+  VMR_TRY(ctx.mesh().all_gather(vmr::format_double(x), &text));
+  all->clear();
+  for (const auto& t : text) {
+    double v = 0;
+    if (!vmr::parse_double(t, &v)) return Status::harness("bad number from a peer: '" + t + "'");
+    all->push_back(v);
+  }
+  return Status::pass();
+}
+
+// --- what every case needs: the driver, the device, VMM and P2P support ------------------------------------------
+
+std::string uuid_text(const CUuuid& u) {
+  char buf[64];
+  const auto* b = reinterpret_cast<const unsigned char*>(u.bytes);
+  std::snprintf(buf, sizeof buf, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
+                b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+  return buf;
+}
+
+Status device_attribute(CUdevice dev, CUdevice_attribute attr, const char* name, int* value) {
+  CUresult r = drv.cuDeviceGetAttribute(value, attr, dev);
+  return r == CUDA_SUCCESS ? Status::pass() : Status::fail(drv.error((std::string("cuDeviceGetAttribute(") + name + ")").c_str(), r));
+}
+
+Status describe_cuda(RankContext& ctx) {
+  VMR_TRY(vmr::load_cuda_driver(&drv));
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) return Status::skip(vmr::cuda_rt_error("cudaGetDeviceCount", e));
+  std::vector<std::string> devs;
+  VMR_TRY(ctx.mesh().all_gather(std::to_string(ctx.device()), &devs));
+  rank_devices.clear();
+  for (const auto& d : devs) rank_devices.push_back(std::stoi(d));
+  int highest = *std::max_element(rank_devices.begin(), rank_devices.end());
+  if (highest >= count)
+    return Status::skip("not enough GPUs: " + std::to_string(ctx.ranks()) + " ranks want device " +
+                        std::to_string(highest) + " but " + std::to_string(count) + " CUDA device(s) are visible");
+  if ((e = cudaSetDevice(ctx.device())) != cudaSuccess) return Status::fail(vmr::cuda_rt_error("cudaSetDevice", e));
+  if ((e = cudaFree(nullptr)) != cudaSuccess)  // makes the primary context current for the driver calls
+    return Status::fail(vmr::cuda_rt_error("cudaFree(0) creating the primary context", e));
+
+  int runtime = 0, driver = 0;
+  cudaRuntimeGetVersion(&runtime);
+  drv.cuDriverGetVersion(&driver);
+  ctx.info("cuda_runtime_version", std::to_string(runtime));
+  ctx.info("cuda_driver_version", std::to_string(driver));
+  CUdevice dev;
+  CU_TRY(drv, cuDeviceGet(&dev, ctx.device()));
+  cudaDeviceProp prop{};
+  if ((e = cudaGetDeviceProperties(&prop, ctx.device())) != cudaSuccess)
+    return Status::fail(vmr::cuda_rt_error("cudaGetDeviceProperties", e));
+  char bus[32] = {};
+  cudaDeviceGetPCIBusId(bus, sizeof bus, ctx.device());
+  CUuuid uuid{};
+  CU_TRY(drv, cuDeviceGetUuid(&uuid, dev));
+  ctx.info("device", std::to_string(ctx.device()));
+  ctx.info("device_name", prop.name);
+  ctx.info("compute_capability", std::to_string(prop.major) + "." + std::to_string(prop.minor));
+  ctx.info("pci_bus_id", bus);
+  ctx.info("uuid", uuid_text(uuid));
+
+  int vmm = 0, posix_fd = 0;
+  VMR_TRY(device_attribute(dev, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, "VMM", &vmm));
+  VMR_TRY(device_attribute(dev, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED, "POSIX fd", &posix_fd));
+  if (!vmm) return Status::skip("device " + std::to_string(ctx.device()) + ": CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED is 0");
+  if (!posix_fd)
+    return Status::skip("device " + std::to_string(ctx.device()) +
+                        ": CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED is 0");
+  size_t g = 0;
+  VMR_TRY(granularity(ctx.device(), &g));
+  ctx.info("vmm_granularity", std::to_string(g));
+
+  // Each pair this rank touches, both ways: access, native atomics, performance rank.
+  for (int j = 0; j < ctx.ranks(); ++j) {
+    int peer = rank_devices[j];
+    if (j == ctx.rank() || peer == ctx.device()) continue;
+    CUdevice pdev;
+    CU_TRY(drv, cuDeviceGet(&pdev, peer));
+    std::vector<std::string> facts;
+    for (auto [from, to] : {std::pair{dev, pdev}, std::pair{pdev, dev}}) {
+      int can = 0, access = 0, atomics = 0, perf = 0;
+      CU_TRY(drv, cuDeviceCanAccessPeer(&can, from, to));
+      CU_TRY(drv, cuDeviceGetP2PAttribute(&access, CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, from, to));
+      CU_TRY(drv, cuDeviceGetP2PAttribute(&atomics, CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED, from, to));
+      CU_TRY(drv, cuDeviceGetP2PAttribute(&perf, CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK, from, to));
+      std::string pair = std::to_string(int(from)) + "->" + std::to_string(int(to));
+      facts.push_back(pair + " access=" + std::to_string(access) + " native_atomics=" + std::to_string(atomics) +
+                      " perf_rank=" + std::to_string(perf));
+      if (!can) return Status::skip("cuDeviceCanAccessPeer(" + pair + ") is 0");
+      if (!atomics) return Status::skip("CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED(" + pair + ") is 0");
+    }
+    ctx.info("p2p_" + std::to_string(ctx.device()) + "_" + std::to_string(peer), vmr::join(facts, "; "));
+  }
+  return Status::pass();
+}
+
+// --- cases ---------------------------------------------------------------------------------------------------------
+
+constexpr size_t kReadBytes = size_t(256) << 20;
+
+Status case_read(RankContext& ctx) {
+  size_t g = 0;
+  VMR_TRY(granularity(ctx.device(), &g));
+  const size_t size = round_up(kReadBytes, g), n = size / sizeof(u64);
+  Block own;
+  UniqueFd fd;
+  VMR_TRY(allocate_exported(ctx, size, &own, &fd));
+  vmr_gpu::k_fill_pattern<<<kBlocks, kThreads>>>(own.ptr(), n, u64(ctx.rank()));
+  VMR_TRY(finish("k_fill_pattern"));
+  u64 own_sum = 0;
+  VMR_TRY(checksum(own.ptr(), size, &own_sum));
+  ctx.phase_done("setup");
+
+  std::vector<Block> peers;
+  VMR_TRY(exchange(ctx, fd, size, &peers));
+  std::vector<std::string> sums;
+  VMR_TRY(ctx.mesh().all_gather(std::to_string(own_sum), &sums));
+  ctx.phase_done("exchange");
+
+  for (int j = 0; j < ctx.ranks(); ++j) {
+    if (j == ctx.rank()) continue;
+    VMR_TRY(verify_pattern(peers[j].ptr(), n, j, "peer read of rank " + std::to_string(j)));
+    u64 sum = 0;
+    VMR_TRY(checksum(peers[j].ptr(), size, &sum));
+    if (std::to_string(sum) != sums[j])
+      return Status::fail("checksum of rank " + std::to_string(j) + "'s memory read remotely is " +
+                          std::to_string(sum) + ", the owner computed " + sums[j]);
+  }
+  ctx.phase_done("verify");
+
+  // Bandwidth of reading the next rank's memory: a kernel, and the copy engine (cuMemcpyDtoD) on the same buffer.
+  const int next = (ctx.rank() + 1) % ctx.ranks();
+  DeviceBuffer<u64> local, cell;
+  VMR_TRY(local.alloc(n));
+  VMR_TRY(cell.alloc(1));
+  const CUdeviceptr src = peers[next].range.va;
+  double kernel_s = 0, copy_s = 0;
+  VMR_TRY(time_best(10, [&] {
+    vmr_gpu::k_checksum<<<kBlocks * 4, kThreads>>>(reinterpret_cast<const ulonglong2*>(src), size / 16, cell.p);
+    return Status::pass();
+  }, &kernel_s));
+  VMR_TRY(time_best(10, [&] {
+    CU_TRY(drv, cuMemcpyDtoD(reinterpret_cast<CUdeviceptr>(local.p), src, size));
+    return Status::pass();
+  }, &copy_s));
+  ctx.phase_done("run");
+  VMR_TRY(ctx.mesh().barrier("read-done"));  // owners keep their memory until every peer is done
+  ctx.metric("peer_read_kernel_GBps", size / kernel_s / 1e9, "GB/s");
+  ctx.metric("peer_read_copy_GBps", size / copy_s / 1e9, "GB/s");
+  ctx.metric("kernel_over_copy_bandwidth", copy_s / kernel_s, "ratio");
+  return Status::pass(std::to_string(size >> 20) + " MiB of every rank read exactly by every peer (pattern and checksum)");
+}
+
+// Counters per rank, and the adds every peer makes into them.
+constexpr u64 kCounters = 1024;
+constexpr u64 kAddsPerThread = 64;
+
+Status add_and_check(RankContext& ctx, const Block& own, std::vector<Block>& peers, bool system_scope,
+                     const char* label, double* secs, u64* expect_out, std::string* mismatch) {
+  vmr_gpu::k_zero<<<kBlocks, kThreads>>>(own.ptr(), kCounters);
+  VMR_TRY(finish("k_zero"));
+  VMR_TRY(ctx.mesh().barrier(std::string(label) + "-zeroed"));
+  int64_t t0 = vmr::monotonic_ns();
+  for (int j = 0; j < ctx.ranks(); ++j) {
+    if (j == ctx.rank()) continue;
+    if (system_scope) vmr_gpu::k_atomic_add_system<<<kBlocks, kThreads>>>(peers[j].ptr(), kCounters, kAddsPerThread);
+    else vmr_gpu::k_atomic_add_device<<<kBlocks, kThreads>>>(peers[j].ptr(), kCounters, kAddsPerThread);
+  }
+  VMR_TRY(finish(system_scope ? "k_atomic_add_system" : "k_atomic_add_device"));
+  *secs = double(vmr::monotonic_ns() - t0) / 1e9;
+  VMR_TRY(ctx.mesh().barrier(std::string(label) + "-added"));
+  std::vector<u64> got;
+  VMR_TRY(read_words(own.ptr(), kCounters, &got));
+  const u64 expect = u64(ctx.ranks() - 1) * kBlocks * kThreads * kAddsPerThread / kCounters;
+  *expect_out = expect;
+  mismatch->clear();
+  for (u64 c = 0; c < kCounters; ++c)
+    if (got[c] != expect) {
+      *mismatch = "counter " + std::to_string(c) + " of rank " + std::to_string(ctx.rank()) + " holds " +
+                  std::to_string(got[c]) + ", expected exactly " + std::to_string(expect);
+      break;
+    }
+  return Status::pass();
+}
+
+Status case_atomics(RankContext& ctx) {
+  size_t g = 0;
+  VMR_TRY(granularity(ctx.device(), &g));
+  const size_t size = round_up(kCounters * sizeof(u64), g);
+  Block own;
+  UniqueFd fd;
+  VMR_TRY(allocate_exported(ctx, size, &own, &fd));
+  ctx.phase_done("setup");
+  std::vector<Block> peers;
+  VMR_TRY(exchange(ctx, fd, size, &peers));
+  ctx.phase_done("exchange");
+
+  // System scope drives the verdict.
+  double secs = 0;
+  u64 expect = 0;
+  std::string wrong;
+  VMR_TRY(add_and_check(ctx, own, peers, true, "system", &secs, &expect, &wrong));
+  ctx.phase_done("run");
+  if (!wrong.empty()) return Status::fail("system-scope atomics: " + wrong);
+  std::vector<double> times;
+  VMR_TRY(gather_doubles(ctx, secs, &times));
+  const double adds = double(ctx.ranks()) * (ctx.ranks() - 1) * kBlocks * kThreads * kAddsPerThread;
+  ctx.metric("remote_system_atomics_per_s", adds / *std::max_element(times.begin(), times.end()), "ops/s");
+
+  // Device scope: information only (over NVLink with native P2P atomics it is expected exact too).
+  double dsecs = 0;
+  u64 dexpect = 0;
+  std::string dwrong;
+  VMR_TRY(add_and_check(ctx, own, peers, false, "device", &dsecs, &dexpect, &dwrong));
+  ctx.info("device_scope_atomics", dwrong.empty() ? "exact" : "not exact: " + dwrong);
+  ctx.phase_done("verify");
+  VMR_TRY(ctx.mesh().barrier("atomics-done"));
+  return Status::pass("system scope: each of " + std::to_string(kCounters) + " counters per rank holds exactly " +
+                      std::to_string(expect) + " (" + std::to_string(ctx.ranks() - 1) + " peers x " +
+                      std::to_string(kBlocks * kThreads) + " threads x " + std::to_string(kAddsPerThread) +
+                      " adds / counters); device scope " + (dwrong.empty() ? "exact" : "NOT exact"));
+}
+
+// --- the power-of-two allocator's VA life cycle --------------------------------------------------------------------
+
+constexpr int kPow2Blocks = 4;  // one reservation, blocks of one granule each
+
+// Free block `b` and reuse it the way that works on ROCm: unmap + release the old memory, create + map new memory at
+// the same VA, then set access from the BASE over the cumulative mapped size.
+Status renew_block(RankContext& ctx, const Reservation& range, size_t g, int b, Handle* mem, Mapping* m) {
+  m->reset();
+  mem->reset();
+  VMR_TRY(create(ctx.device(), g, mem));
+  VMR_TRY(map(range.va + b * g, g, *mem, m));
+  return set_access(range.va, range.size, {ctx.device()});
+}
+
+Status case_remap(RankContext& ctx) {
+  size_t g = 0;
+  VMR_TRY(granularity(ctx.device(), &g));
+  Reservation range;
+  VMR_TRY(reserve(kPow2Blocks * g, &range));
+  Handle mem[kPow2Blocks];
+  Mapping maps[kPow2Blocks];
+  for (int b = 0; b < kPow2Blocks; ++b) {
+    VMR_TRY(create(ctx.device(), g, &mem[b]));
+    VMR_TRY(map(range.va + b * g, g, mem[b], &maps[b]));
+    VMR_TRY(set_access(range.va, (b + 1) * g, {ctx.device()}));  // base VA, cumulative size
+  }
+  const size_t words = g / sizeof(u64);
+  auto block_ptr = [&](int b) { return reinterpret_cast<u64*>(range.va + b * g); };
+  for (int b = 0; b < kPow2Blocks; ++b) vmr_gpu::k_fill_pattern<<<kBlocks, kThreads>>>(block_ptr(b), words, u64(b));
+  VMR_TRY(finish("k_fill_pattern"));
+  ctx.phase_done("setup");
+
+  const int reused = 2;
+  VMR_TRY(renew_block(ctx, range, g, reused, &mem[reused], &maps[reused]));
+  vmr_gpu::k_fill_pattern<<<kBlocks, kThreads>>>(block_ptr(reused), words, u64(100 + ctx.rank()));
+  VMR_TRY(finish("k_fill_pattern after remap"));
+  ctx.phase_done("run");
+
+  VMR_TRY(verify_pattern(block_ptr(reused), words, 100 + ctx.rank(), "remapped block"));
+  for (int b = 0; b < kPow2Blocks; ++b)
+    if (b != reused) VMR_TRY(verify_pattern(block_ptr(b), words, b, "untouched block " + std::to_string(b)));
+  ctx.phase_done("verify");
+  return Status::pass("block 2 of 4 remapped at the same VA (unmap, release, create, map, set access from base); "
+                      "new data exact, other blocks intact");
+}
+
+Status case_set_access_subrange(RankContext& ctx) {
+  size_t g = 0;
+  VMR_TRY(granularity(ctx.device(), &g));
+  Reservation range;
+  VMR_TRY(reserve(2 * g, &range));
+  Handle mem[2];
+  Mapping maps[2];
+  VMR_TRY(create(ctx.device(), g, &mem[0]));
+  VMR_TRY(map(range.va, g, mem[0], &maps[0]));
+  VMR_TRY(set_access(range.va, g, {ctx.device()}));
+  VMR_TRY(create(ctx.device(), g, &mem[1]));
+  VMR_TRY(map(range.va + g, g, mem[1], &maps[1]));
+  ctx.phase_done("setup");
+  // The call ROCm 7.x rejects with hipErrorInvalidValue (rocm-systems#2667): access on a block not at the base.
+  VMR_TRY(set_access(range.va + g, g, {ctx.device()}));
+  auto* second = reinterpret_cast<u64*>(range.va + g);
+  vmr_gpu::k_fill_pattern<<<kBlocks, kThreads>>>(second, g / sizeof(u64), 7);
+  VMR_TRY(finish("k_fill_pattern on the sub-range"));
+  ctx.phase_done("run");
+  VMR_TRY(verify_pattern(second, g / sizeof(u64), 7, "sub-range block"));
+  ctx.phase_done("verify");
+  return Status::pass("cuMemSetAccess(base + granule, granule) accepted; the block reads back exactly");
+}
+
+Status case_set_access_hole(RankContext& ctx) {
+  size_t g = 0;
+  VMR_TRY(granularity(ctx.device(), &g));
+  Reservation range;
+  VMR_TRY(reserve(3 * g, &range));
+  Handle mem[2];
+  Mapping maps[2];
+  VMR_TRY(create(ctx.device(), g, &mem[0]));
+  VMR_TRY(map(range.va, g, mem[0], &maps[0]));
+  VMR_TRY(create(ctx.device(), g, &mem[1]));
+  VMR_TRY(map(range.va + 2 * g, g, mem[1], &maps[1]));  // the middle granule stays unmapped: a hole
+  ctx.phase_done("setup");
+  // What an allocator that released physical memory at free time would have to do.
+  VMR_TRY(set_access(range.va, 3 * g, {ctx.device()}));
+  ctx.phase_done("run");
+  return Status::pass("cuMemSetAccess accepted a range with an unmapped hole");
+}
+
+// The owner remaps its block and bumps a generation; every peer notices, drops its stale mapping, imports the new
+// fd, maps, sets access, and its atomics must land in the owner's new memory exactly.
+Status case_peer_reimport(RankContext& ctx) {
+  size_t g = 0;
+  VMR_TRY(granularity(ctx.device(), &g));
+  Block own;
+  UniqueFd fd;
+  VMR_TRY(allocate_exported(ctx, g, &own, &fd));
+  std::vector<Block> peers;
+  VMR_TRY(exchange(ctx, fd, g, &peers));
+  ctx.phase_done("setup");
+
+  // Generation 2: new physical memory at the same VA, word 0 stamped with the generation.
+  const u64 generation = 2;
+  own.map.reset();
+  own.mem.reset();
+  VMR_TRY(create(ctx.device(), g, &own.mem));
+  VMR_TRY(map(own.range.va, g, own.mem, &own.map));
+  VMR_TRY(set_access(own.range.va, g, rank_devices));
+  vmr_gpu::k_zero<<<kBlocks, kThreads>>>(own.ptr(), g / sizeof(u64));
+  vmr_gpu::k_store<<<1, 1>>>(own.ptr(), generation);
+  VMR_TRY(finish("k_zero + k_store of the generation"));
+  VMR_TRY(export_fd(own.mem, &fd));
+  for (int j = 0; j < ctx.ranks(); ++j)
+    if (j != ctx.rank()) VMR_TRY(ctx.mesh().send_fds(j, {fd.get()}, "generation " + std::to_string(generation)));
+
+  for (int j = 0; j < ctx.ranks(); ++j) {
+    if (j == ctx.rank()) continue;
+    std::vector<UniqueFd> fds;
+    std::string note;
+    VMR_TRY(ctx.mesh().recv_fds(j, 1, &fds, &note));
+    if (note != "generation " + std::to_string(generation))
+      return Status::harness("rank " + std::to_string(j) + " announced '" + note + "'");
+    peers[j].map.reset();  // the stale mapping: unmap, release, then import the new memory at the same VA
+    VMR_TRY(import_block(ctx, fds[0].get(), g, &peers[j]));
+    // The new mapping must show the owner's stamp: a bounded wait, never a hung GPU.
+    DeviceBuffer<u64> timed_out;
+    VMR_TRY(timed_out.alloc(1));
+    vmr_gpu::k_wait_flag<<<1, 1>>>(peers[j].ptr(), generation, 2000000000ll, timed_out.p);
+    VMR_TRY(finish("k_wait_flag"));
+    u64 late = 1;
+    cudaMemcpy(&late, timed_out.p, sizeof late, cudaMemcpyDeviceToHost);
+    if (late) return Status::fail("rank " + std::to_string(j) + "'s generation stamp never appeared through the re-imported mapping");
+  }
+  VMR_TRY(ctx.mesh().barrier("reimported"));
+  ctx.phase_done("exchange");
+
+  for (int j = 0; j < ctx.ranks(); ++j)
+    if (j != ctx.rank()) vmr_gpu::k_atomic_add_system<<<kBlocks, kThreads>>>(peers[j].ptr() + 1, kCounters, kAddsPerThread);
+  VMR_TRY(finish("k_atomic_add_system"));
+  VMR_TRY(ctx.mesh().barrier("added"));
+  ctx.phase_done("run");
+  std::vector<u64> got;
+  VMR_TRY(read_words(own.ptr(), kCounters + 1, &got));
+  const u64 expect = u64(ctx.ranks() - 1) * kBlocks * kThreads * kAddsPerThread / kCounters;
+  if (got[0] != generation) return Status::fail("generation word overwritten: " + std::to_string(got[0]));
+  for (u64 c = 0; c < kCounters; ++c)
+    if (got[c + 1] != expect)
+      return Status::fail("after re-import, counter " + std::to_string(c) + " holds " + std::to_string(got[c + 1]) +
+                          ", expected exactly " + std::to_string(expect));
+  ctx.phase_done("verify");
+  VMR_TRY(ctx.mesh().barrier("verified"));
+  return Status::pass("peers re-imported generation 2 at the same VA; their system-scope atomics reached the new "
+                      "memory exactly (" + std::to_string(expect) + " per counter)");
+}
+
+// Self-test: the last rank writes through a VA it unmapped. The GPU fault must come back as a FAIL naming the
+// driver's error, and the other ranks must hear about it rather than wait.
+Status write_through_unmapped(RankContext& ctx) {
+  size_t g = 0;
+  VMR_TRY(granularity(ctx.device(), &g));
+  Block b;
+  VMR_TRY(create(ctx.device(), g, &b.mem));
+  VMR_TRY(reserve(g, &b.range));
+  VMR_TRY(map(b.range.va, g, b.mem, &b.map));
+  VMR_TRY(set_access(b.range.va, g, {ctx.device()}));
+  b.map.reset();  // unmapped; the VA stays reserved
+  vmr_gpu::k_store<<<1, 1>>>(b.ptr(), 1);
+  VMR_TRY(finish("k_store through an unmapped VA"));
+  return Status::fail("a kernel wrote through an unmapped VA without an error");
+}
+
+Status case_fault(RankContext& ctx) {
+  return ctx.agree(ctx.rank() == ctx.ranks() - 1 ? write_through_unmapped(ctx) : Status::pass());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  static const vmr::ReproBinary binary{
+      "repro_cuda_vmm",
+      {"cuda", describe_cuda},
+      {
+          {"read", "every peer reads each owner's 256 MiB exactly; kernel vs cuMemcpyDtoD peer bandwidth", case_read},
+          {"atomics", "every rank adds into every peer's counters at system scope (exact); device scope as info",
+           case_atomics},
+          {"remap", "pow2 allocator: remap a block at the same VA, set access from the base; data exact", case_remap},
+          {"set-access-subrange", "cuMemSetAccess on a block not at the reservation base (ROCm 7.x rejects it)",
+           case_set_access_subrange},
+          {"set-access-hole", "cuMemSetAccess from the base over a range with an unmapped hole",
+           case_set_access_hole},
+          {"peer-reimport", "owner remaps and bumps the generation; peers re-import; atomics reach the new memory",
+           case_peer_reimport},
+          {"fault", "self-test: a kernel writes through an unmapped VA (expected FAIL, CUDA_ERROR_ILLEGAL_ADDRESS)",
+           case_fault},
+      }};
+  return vmr::repro_main(binary, argc, argv);
+}
