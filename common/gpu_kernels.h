@@ -65,16 +65,19 @@ __global__ void k_atomic_add_device(u64* counters, u64 ncounters, u64 adds) {
   for (u64 k = 0; k < adds; ++k) atomicAdd(&counters[(t + k) % ncounters], 1ull);
 }
 
-// Sums every 64-bit word (mod 2^64) with 16-byte loads: the read-bandwidth workload, and a checksum both sides of
-// a mapping can compare. blockDim.x must be kReduceThreads.
+// Sums every 64-bit word (mod 2^64) with 16-byte loads, four in flight per thread: the read-bandwidth workload,
+// and a checksum both sides of a mapping can compare. blockDim.x must be kReduceThreads.
 constexpr int kReduceThreads = 256;
 __global__ void k_checksum(const ulonglong2* p, size_t n16, u64* out) {
   __shared__ u64 partial[kReduceThreads];
+  const size_t stride = size_t(gridDim.x) * blockDim.x;
+  size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   u64 sum = 0;
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n16; i += size_t(gridDim.x) * blockDim.x) {
-    ulonglong2 v = p[i];
-    sum += v.x + v.y;
+  for (; i + 3 * stride < n16; i += 4 * stride) {
+    ulonglong2 a = p[i], b = p[i + stride], c = p[i + 2 * stride], d = p[i + 3 * stride];
+    sum += a.x + a.y + b.x + b.y + c.x + c.y + d.x + d.y;
   }
+  for (; i < n16; i += stride) sum += p[i].x + p[i].y;
   partial[threadIdx.x] = sum;
   __syncthreads();
   for (int s = kReduceThreads / 2; s > 0; s /= 2) {
