@@ -14,7 +14,8 @@ Status resolve(const char* name, Fn* out) {
   void* fn = nullptr;
   cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
   cudaError_t e = cudaGetDriverEntryPointByVersion(name, &fn, kEntryPointVersion, cudaEnableDefault, &found);
-  if (e != cudaSuccess) return Status::skip(cuda_rt_error("cudaGetDriverEntryPointByVersion", e) + " for " + name);
+  if (e != cudaSuccess)
+    return Status::skip(std::string("cudaGetDriverEntryPointByVersion(") + name + ") returned " + cudaGetErrorName(e));
   if (found != cudaDriverEntryPointSuccess || !fn)
     return Status::skip(std::string("the NVIDIA driver has no ") + name + " (CUDA " +
                         std::to_string(kEntryPointVersion / 1000) + " driver API)");
@@ -22,11 +23,6 @@ Status resolve(const char* name, Fn* out) {
   return Status::pass();
 }
 }  // namespace
-
-std::string cuda_rt_error(const char* call, int err) {
-  auto e = static_cast<cudaError_t>(err);
-  return std::string(call) + " returned " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")";
-}
 
 std::string CudaDriver::error(const char* call, CUresult r) const {
   const char* name = nullptr;

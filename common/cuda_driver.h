@@ -34,9 +34,6 @@ struct CudaDriver {
 // naming the one the driver lacks.
 Status load_cuda_driver(CudaDriver* d);
 
-// cudart errors, same shape: "cudaMalloc returned cudaErrorMemoryAllocation (out of memory)".
-std::string cuda_rt_error(const char* call, int err);
-
 }  // namespace vmr
 
 // Returns the failure of a CUresult-returning driver call from the enclosing Status function, naming the call.

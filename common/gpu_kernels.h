@@ -6,7 +6,7 @@
 // hipMemcpy silently fail on HSA-VMem VAs, which HIP's pointer tables do not know (seed 000).
 #pragma once
 
-#if defined(__HIPCC__)
+#if defined(__HIP__) || defined(__HIPCC__)
 #include <hip/hip_runtime.h>
 #else
 #include <cuda_runtime.h>

@@ -40,4 +40,16 @@ Status RankContext::agree(const Status& mine) {
   return Status::pass();
 }
 
+Status RankContext::max_over_ranks(double mine, double* max) {
+  std::vector<std::string> all;
+  VMR_TRY(mesh_->all_gather(format_double(mine), &all));
+  *max = mine;
+  for (int j = 0; j < ranks_; ++j) {
+    double v = 0;
+    if (!parse_double(all[j], &v)) return Status::harness("protocol: rank " + std::to_string(j) + " sent '" + all[j] + "'");
+    if (v > *max) *max = v;
+  }
+  return Status::pass();
+}
+
 }  // namespace vmr

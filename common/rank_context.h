@@ -32,6 +32,8 @@ class RankContext {
   // Every rank contributes its status; all return the same answer: the first non-PASS by rank order,
   // prefixed with the rank that gave it. Use where one rank alone may be unable to go on (a SKIP).
   Status agree(const Status& mine);
+  // The largest of every rank's value (e.g. the slowest rank's time), through the control channel.
+  Status max_over_ranks(double mine, double* max);
 
   RankRecord& record() { return record_; }
   void start_phases();

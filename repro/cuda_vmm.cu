@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "cuda_driver.h"
-#include "gpu_kernels.h"
+#include "gpu_host.h"
 #include "repro.h"
 #include "text.h"
 
@@ -24,13 +24,14 @@ namespace {
 using vmr::RankContext;
 using vmr::Status;
 using vmr::UniqueFd;
+using vmr_gpu::kBlocks;
+using vmr_gpu::kThreads;
 using vmr_gpu::u64;
+using namespace vmr_gpu;  // the shared kernels and host helpers: k_*, read_words, verify_pattern, ...
 
 vmr::CudaDriver drv;           // one rank per process: the table is this rank's
 std::vector<int> rank_devices;  // the device of every rank, gathered before any case
 
-constexpr int kBlocks = 264;  // 2 per SM on an H100/H200
-constexpr int kThreads = vmr_gpu::kReduceThreads;
 
 // --- VMem building blocks: one driver call each, and the owner of what it creates -----------------------------
 
@@ -179,101 +180,18 @@ Status exchange(RankContext& ctx, const UniqueFd& own_fd, size_t size, std::vect
   return Status::pass();
 }
 
-// --- kernels and read-back ---------------------------------------------------------------------------------------
+// --- kernels: the driver names the error (CUDA_ERROR_ILLEGAL_ADDRESS), so synchronise through it ----------------
 
-Status finish(const char* what) {
+}  // namespace
+
+Status vmr_gpu::finish(const char* what) {
   cudaError_t launch = cudaGetLastError();
-  if (launch != cudaSuccess) return Status::fail(vmr::cuda_rt_error(what, launch));
+  if (launch != cudaSuccess) return Status::fail(gpu_error(what, launch));
   CUresult r = drv.cuCtxSynchronize();
   return r == CUDA_SUCCESS ? Status::pass() : Status::fail(drv.error((std::string("cuCtxSynchronize after ") + what).c_str(), r));
 }
 
-template <class T>
-struct DeviceBuffer {  // plain cudaMalloc memory: the bounce buffer and result cells
-  T* p = nullptr;
-  ~DeviceBuffer() {
-    if (p) cudaFree(p);
-  }
-  Status alloc(size_t n) {
-    cudaError_t e = cudaMalloc(&p, n * sizeof(T));
-    return e == cudaSuccess ? Status::pass() : Status::fail(vmr::cuda_rt_error("cudaMalloc", e));
-  }
-};
-
-// Reads n words of a VMem VA the way the AMD reproducers must: a fenced copy kernel into a bounce buffer.
-Status read_words(const u64* src, size_t n, std::vector<u64>* out) {
-  DeviceBuffer<u64> bounce;
-  VMR_TRY(bounce.alloc(n));
-  vmr_gpu::k_copy<<<kBlocks, kThreads>>>(bounce.p, src, n);
-  VMR_TRY(finish("k_copy"));
-  out->resize(n);
-  cudaError_t e = cudaMemcpy(out->data(), bounce.p, n * sizeof(u64), cudaMemcpyDeviceToHost);
-  return e == cudaSuccess ? Status::pass() : Status::fail(vmr::cuda_rt_error("cudaMemcpy(D2H)", e));
-}
-
-Status checksum(const u64* p, size_t bytes, u64* sum) {
-  DeviceBuffer<u64> cell;
-  VMR_TRY(cell.alloc(1));
-  vmr_gpu::k_zero<<<1, 1>>>(cell.p, 1);
-  vmr_gpu::k_checksum<<<kBlocks, kThreads>>>(reinterpret_cast<const ulonglong2*>(p), bytes / 16, cell.p);
-  VMR_TRY(finish("k_checksum"));
-  cudaError_t e = cudaMemcpy(sum, cell.p, sizeof(u64), cudaMemcpyDeviceToHost);
-  return e == cudaSuccess ? Status::pass() : Status::fail(vmr::cuda_rt_error("cudaMemcpy(D2H)", e));
-}
-
-Status verify_pattern(const u64* p, size_t n, int owner, const std::string& what) {
-  DeviceBuffer<u64> cells;
-  VMR_TRY(cells.alloc(2));
-  u64 init[2] = {0, ~0ull};
-  if (cudaMemcpy(cells.p, init, sizeof init, cudaMemcpyHostToDevice) != cudaSuccess)
-    return Status::fail("cudaMemcpy(H2D) of the result cells failed");
-  vmr_gpu::k_verify_pattern<<<kBlocks, kThreads>>>(p, n, u64(owner), cells.p, cells.p + 1);
-  VMR_TRY(finish("k_verify_pattern"));
-  u64 got[2];
-  if (cudaMemcpy(got, cells.p, sizeof got, cudaMemcpyDeviceToHost) != cudaSuccess)
-    return Status::fail("cudaMemcpy(D2H) of the result cells failed");
-  if (got[0] != 0)
-    return Status::fail(what + ": " + std::to_string(got[0]) + " of " + std::to_string(n) +
-                        " words differ from rank " + std::to_string(owner) + "'s pattern, first at word " +
-                        std::to_string(got[1]));
-  return Status::pass();
-}
-
-// Seconds one call of `body` takes on the GPU, the best of `reps` (cudaEvent timing).
-template <class F>
-Status time_best(int reps, F body, double* best_s) {
-  cudaEvent_t start, stop;
-  cudaEventCreate(&start);
-  cudaEventCreate(&stop);
-  vmr::ScopeExit destroy([&] {
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-  });
-  *best_s = 1e30;
-  for (int i = 0; i < reps; ++i) {
-    cudaEventRecord(start);
-    VMR_TRY(body());
-    cudaEventRecord(stop);
-    VMR_TRY(finish("timed work"));
-    float ms = 0;
-    cudaEventElapsedTime(&ms, start, stop);
-    *best_s = std::min(*best_s, double(ms) / 1e3);
-  }
-  return Status::pass();
-}
-
-// Every rank's value of x, through the control channel.
-Status gather_doubles(RankContext& ctx, double x, std::vector<double>* all) {
-  std::vector<std::string> text;
-  VMR_TRY(ctx.mesh().all_gather(vmr::format_double(x), &text));
-  all->clear();
-  for (const auto& t : text) {
-    double v = 0;
-    if (!vmr::parse_double(t, &v)) return Status::harness("bad number from a peer: '" + t + "'");
-    all->push_back(v);
-  }
-  return Status::pass();
-}
+namespace {
 
 // --- what every case needs: the driver, the device, VMM and P2P support ------------------------------------------
 
@@ -294,7 +212,7 @@ Status describe_cuda(RankContext& ctx) {
   VMR_TRY(vmr::load_cuda_driver(&drv));
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess) return Status::skip(vmr::cuda_rt_error("cudaGetDeviceCount", e));
+  if (e != cudaSuccess) return Status::skip(gpu_error("cudaGetDeviceCount", e));
   std::vector<std::string> devs;
   VMR_TRY(ctx.mesh().all_gather(std::to_string(ctx.device()), &devs));
   rank_devices.clear();
@@ -303,9 +221,9 @@ Status describe_cuda(RankContext& ctx) {
   if (highest >= count)
     return Status::skip("not enough GPUs: " + std::to_string(ctx.ranks()) + " ranks want device " +
                         std::to_string(highest) + " but " + std::to_string(count) + " CUDA device(s) are visible");
-  if ((e = cudaSetDevice(ctx.device())) != cudaSuccess) return Status::fail(vmr::cuda_rt_error("cudaSetDevice", e));
+  if ((e = cudaSetDevice(ctx.device())) != cudaSuccess) return Status::fail(gpu_error("cudaSetDevice", e));
   if ((e = cudaFree(nullptr)) != cudaSuccess)  // makes the primary context current for the driver calls
-    return Status::fail(vmr::cuda_rt_error("cudaFree(0) creating the primary context", e));
+    return Status::fail(gpu_error("cudaFree(0) creating the primary context", e));
 
   int runtime = 0, driver = 0;
   cudaRuntimeGetVersion(&runtime);
@@ -316,7 +234,7 @@ Status describe_cuda(RankContext& ctx) {
   CU_TRY(drv, cuDeviceGet(&dev, ctx.device()));
   cudaDeviceProp prop{};
   if ((e = cudaGetDeviceProperties(&prop, ctx.device())) != cudaSuccess)
-    return Status::fail(vmr::cuda_rt_error("cudaGetDeviceProperties", e));
+    return Status::fail(gpu_error("cudaGetDeviceProperties", e));
   char bus[32] = {};
   cudaDeviceGetPCIBusId(bus, sizeof bus, ctx.device());
   CUuuid uuid{};
@@ -373,7 +291,7 @@ Status case_read(RankContext& ctx) {
   Block own;
   UniqueFd fd;
   VMR_TRY(allocate_exported(ctx, size, &own, &fd));
-  vmr_gpu::k_fill_pattern<<<kBlocks, kThreads>>>(own.ptr(), n, u64(ctx.rank()));
+  k_fill_pattern<<<kBlocks, kThreads>>>(own.ptr(), n, u64(ctx.rank()));
   VMR_TRY(finish("k_fill_pattern"));
   u64 own_sum = 0;
   VMR_TRY(checksum(own.ptr(), size, &own_sum));
@@ -410,7 +328,7 @@ Status case_read(RankContext& ctx) {
   for (int per_sm : {1, 2, 4, 8}) {
     double t = 0;
     VMR_TRY(time_best(5, [&] {
-      vmr_gpu::k_checksum<<<sms * per_sm, kThreads>>>(reinterpret_cast<const ulonglong2*>(src), size / 16, cell.p);
+      k_checksum<<<sms * per_sm, kThreads>>>(reinterpret_cast<const ulonglong2*>(src), size / 16, cell.p);
       return Status::pass();
     }, &t));
     if (t < kernel_s) kernel_s = t, best_blocks = sms * per_sm;
@@ -434,29 +352,21 @@ constexpr u64 kAddsPerThread = 64;
 
 Status add_and_check(RankContext& ctx, const Block& own, std::vector<Block>& peers, bool system_scope,
                      const char* label, double* secs, u64* expect_out, std::string* mismatch) {
-  vmr_gpu::k_zero<<<kBlocks, kThreads>>>(own.ptr(), kCounters);
+  k_zero<<<kBlocks, kThreads>>>(own.ptr(), kCounters);
   VMR_TRY(finish("k_zero"));
   VMR_TRY(ctx.mesh().barrier(std::string(label) + "-zeroed"));
   int64_t t0 = vmr::monotonic_ns();
   for (int j = 0; j < ctx.ranks(); ++j) {
     if (j == ctx.rank()) continue;
-    if (system_scope) vmr_gpu::k_atomic_add_system<<<kBlocks, kThreads>>>(peers[j].ptr(), kCounters, kAddsPerThread);
-    else vmr_gpu::k_atomic_add_device<<<kBlocks, kThreads>>>(peers[j].ptr(), kCounters, kAddsPerThread);
+    if (system_scope) k_atomic_add_system<<<kBlocks, kThreads>>>(peers[j].ptr(), kCounters, kAddsPerThread);
+    else k_atomic_add_device<<<kBlocks, kThreads>>>(peers[j].ptr(), kCounters, kAddsPerThread);
   }
   VMR_TRY(finish(system_scope ? "k_atomic_add_system" : "k_atomic_add_device"));
   *secs = double(vmr::monotonic_ns() - t0) / 1e9;
   VMR_TRY(ctx.mesh().barrier(std::string(label) + "-added"));
-  std::vector<u64> got;
-  VMR_TRY(read_words(own.ptr(), kCounters, &got));
   const u64 expect = u64(ctx.ranks() - 1) * kBlocks * kThreads * kAddsPerThread / kCounters;
   *expect_out = expect;
-  mismatch->clear();
-  for (u64 c = 0; c < kCounters; ++c)
-    if (got[c] != expect) {
-      *mismatch = "counter " + std::to_string(c) + " of rank " + std::to_string(ctx.rank()) + " holds " +
-                  std::to_string(got[c]) + ", expected exactly " + std::to_string(expect);
-      break;
-    }
+  VMR_TRY(check_counters(own.ptr(), kCounters, expect, mismatch));
   return Status::pass();
 }
 
@@ -478,11 +388,11 @@ Status case_atomics(RankContext& ctx) {
   std::string wrong;
   VMR_TRY(add_and_check(ctx, own, peers, true, "system", &secs, &expect, &wrong));
   ctx.phase_done("run");
-  if (!wrong.empty()) return Status::fail("system-scope atomics: " + wrong);
-  std::vector<double> times;
-  VMR_TRY(gather_doubles(ctx, secs, &times));
+  if (!wrong.empty()) return Status::fail("system-scope atomics into rank " + std::to_string(ctx.rank()) + ": " + wrong);
+  double slowest = 0;
+  VMR_TRY(ctx.max_over_ranks(secs, &slowest));
   const double adds = double(ctx.ranks()) * (ctx.ranks() - 1) * kBlocks * kThreads * kAddsPerThread;
-  ctx.metric("remote_system_atomics_per_s", adds / *std::max_element(times.begin(), times.end()), "ops/s");
+  ctx.metric("remote_system_atomics_per_s", adds / slowest, "ops/s");
 
   // Device scope: information only (over NVLink with native P2P atomics it is expected exact too).
   double dsecs = 0;
@@ -526,13 +436,13 @@ Status case_remap(RankContext& ctx) {
   }
   const size_t words = g / sizeof(u64);
   auto block_ptr = [&](int b) { return reinterpret_cast<u64*>(range.va + b * g); };
-  for (int b = 0; b < kPow2Blocks; ++b) vmr_gpu::k_fill_pattern<<<kBlocks, kThreads>>>(block_ptr(b), words, u64(b));
+  for (int b = 0; b < kPow2Blocks; ++b) k_fill_pattern<<<kBlocks, kThreads>>>(block_ptr(b), words, u64(b));
   VMR_TRY(finish("k_fill_pattern"));
   ctx.phase_done("setup");
 
   const int reused = 2;
   VMR_TRY(renew_block(ctx, range, g, reused, &mem[reused], &maps[reused]));
-  vmr_gpu::k_fill_pattern<<<kBlocks, kThreads>>>(block_ptr(reused), words, u64(100 + ctx.rank()));
+  k_fill_pattern<<<kBlocks, kThreads>>>(block_ptr(reused), words, u64(100 + ctx.rank()));
   VMR_TRY(finish("k_fill_pattern after remap"));
   ctx.phase_done("run");
 
@@ -560,7 +470,7 @@ Status case_set_access_subrange(RankContext& ctx) {
   // The call ROCm 7.x rejects with hipErrorInvalidValue (rocm-systems#2667): access on a block not at the base.
   VMR_TRY(set_access(range.va + g, g, {ctx.device()}));
   auto* second = reinterpret_cast<u64*>(range.va + g);
-  vmr_gpu::k_fill_pattern<<<kBlocks, kThreads>>>(second, g / sizeof(u64), 7);
+  k_fill_pattern<<<kBlocks, kThreads>>>(second, g / sizeof(u64), 7);
   VMR_TRY(finish("k_fill_pattern on the sub-range"));
   ctx.phase_done("run");
   VMR_TRY(verify_pattern(second, g / sizeof(u64), 7, "sub-range block"));
@@ -587,7 +497,7 @@ Status case_set_access_hole(RankContext& ctx) {
   // CUDA_SUCCESS but grants access only up to the hole, and the first write beyond it faults. ROCm says no.)
   for (int b : {0, 2}) {
     auto* p = reinterpret_cast<u64*>(range.va + b * g);
-    vmr_gpu::k_fill_pattern<<<kBlocks, kThreads>>>(p, g / sizeof(u64), u64(b));
+    k_fill_pattern<<<kBlocks, kThreads>>>(p, g / sizeof(u64), u64(b));
     Status written = finish("k_fill_pattern");
     if (!written.ok())
       return Status::fail("cuMemSetAccess(base, 3 granules, middle one unmapped) returned CUDA_SUCCESS, but block " +
@@ -617,8 +527,8 @@ Status case_peer_reimport(RankContext& ctx) {
   VMR_TRY(create(ctx.device(), g, &own.mem));
   VMR_TRY(map(own.range.va, g, own.mem, &own.map));
   VMR_TRY(set_access(own.range.va, g, rank_devices));
-  vmr_gpu::k_zero<<<kBlocks, kThreads>>>(own.ptr(), g / sizeof(u64));
-  vmr_gpu::k_store<<<1, 1>>>(own.ptr(), generation);
+  k_zero<<<kBlocks, kThreads>>>(own.ptr(), g / sizeof(u64));
+  k_store<<<1, 1>>>(own.ptr(), generation);
   VMR_TRY(finish("k_zero + k_store of the generation"));
   VMR_TRY(export_fd(own.mem, &fd));
   for (int j = 0; j < ctx.ranks(); ++j)
@@ -636,17 +546,17 @@ Status case_peer_reimport(RankContext& ctx) {
     // The new mapping must show the owner's stamp: a bounded wait, never a hung GPU.
     DeviceBuffer<u64> timed_out;
     VMR_TRY(timed_out.alloc(1));
-    vmr_gpu::k_wait_flag<<<1, 1>>>(peers[j].ptr(), generation, 2000000000ll, timed_out.p);
+    k_wait_flag<<<1, 1>>>(peers[j].ptr(), generation, 2000000000ll, timed_out.p);
     VMR_TRY(finish("k_wait_flag"));
     u64 late = 1;
-    cudaMemcpy(&late, timed_out.p, sizeof late, cudaMemcpyDeviceToHost);
+    VMR_TRY(copy_to_host(&late, timed_out.p, sizeof late));
     if (late) return Status::fail("rank " + std::to_string(j) + "'s generation stamp never appeared through the re-imported mapping");
   }
   VMR_TRY(ctx.mesh().barrier("reimported"));
   ctx.phase_done("exchange");
 
   for (int j = 0; j < ctx.ranks(); ++j)
-    if (j != ctx.rank()) vmr_gpu::k_atomic_add_system<<<kBlocks, kThreads>>>(peers[j].ptr() + 1, kCounters, kAddsPerThread);
+    if (j != ctx.rank()) k_atomic_add_system<<<kBlocks, kThreads>>>(peers[j].ptr() + 1, kCounters, kAddsPerThread);
   VMR_TRY(finish("k_atomic_add_system"));
   VMR_TRY(ctx.mesh().barrier("added"));
   ctx.phase_done("run");
@@ -675,7 +585,7 @@ Status write_through_unmapped(RankContext& ctx) {
   VMR_TRY(map(b.range.va, g, b.mem, &b.map));
   VMR_TRY(set_access(b.range.va, g, {ctx.device()}));
   b.map.reset();  // unmapped; the VA stays reserved
-  vmr_gpu::k_store<<<1, 1>>>(b.ptr(), 1);
+  k_store<<<1, 1>>>(b.ptr(), 1);
   VMR_TRY(finish("k_store through an unmapped VA"));
   return Status::fail("a kernel wrote through an unmapped VA without an error");
 }

@@ -180,14 +180,8 @@ Status case_atomics(RankContext& ctx) {
   ctx.phase_done("verify");
 
   // Node-wide rate: every rank's adds over the slowest rank's time.
-  std::vector<std::string> times;
-  VMR_TRY(ctx.mesh().all_gather(vmr::format_double(secs), &times));
   double slowest = 0;
-  for (const auto& s : times) {
-    double v = 0;
-    if (!vmr::parse_double(s, &v)) return Status::harness("bad time from a peer: '" + s + "'");
-    slowest = std::max(slowest, v);
-  }
+  VMR_TRY(ctx.max_over_ranks(secs, &slowest));
   const double total_adds = double(ctx.ranks()) * kThreads * kAddsPerPeer * (ctx.ranks() - 1);
   ctx.metric("remote_atomics_per_s", total_adds / slowest, "ops/s");
   VMR_TRY(ctx.mesh().barrier("verified"));

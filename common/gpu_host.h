@@ -1,0 +1,132 @@
+// Host-side helpers every GPU reproducer shares, one source for HIP and CUDA: device buffers, fenced read-back
+// of VMem VAs through a bounce buffer, pattern checks, checksums and event timing. Include after gpu_kernels.h,
+// from exactly one translation unit per binary, which also defines vmr_gpu::finish().
+#pragma once
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "gpu_kernels.h"
+#include "scope_guard.h"
+#include "status.h"
+
+#if defined(__HIP__) || defined(__HIPCC__)
+#define VMR_GPU(name) hip##name
+#else
+#define VMR_GPU(name) cuda##name
+#endif
+
+namespace vmr_gpu {
+
+using vmr::Status;
+
+constexpr int kBlocks = 264;  // enough to fill an H100/H200 or an MI300 twice over
+constexpr int kThreads = kReduceThreads;
+
+// Checks the launch, then waits for the device; failures name `what` and the runtime's (or driver's) error.
+// Each binary defines it: the CUDA reference synchronises through the driver API so the error reads
+// CUDA_ERROR_ILLEGAL_ADDRESS, the HIP reproducers through hipDeviceSynchronize.
+Status finish(const char* what);
+
+inline std::string gpu_error(const char* call, VMR_GPU(Error_t) e) {
+  return std::string(call) + " returned " + VMR_GPU(GetErrorName)(e) + " (" + VMR_GPU(GetErrorString)(e) + ")";
+}
+
+inline Status gpu_check(const char* call, VMR_GPU(Error_t) e) {
+  return e == VMR_GPU(Success) ? Status::pass() : Status::fail(gpu_error(call, e));
+}
+
+template <class T>
+struct DeviceBuffer {  // plain device memory from the runtime's allocator: bounce buffers and result cells
+  T* p = nullptr;
+  DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer() {
+    if (p) (void)VMR_GPU(Free)(p);
+  }
+  Status alloc(size_t n) { return gpu_check("Malloc", VMR_GPU(Malloc)(&p, n * sizeof(T))); }
+};
+
+inline Status copy_to_host(void* dst, const void* src, size_t bytes) {
+  return gpu_check("Memcpy(DeviceToHost)", VMR_GPU(Memcpy)(dst, src, bytes, VMR_GPU(MemcpyDeviceToHost)));
+}
+
+inline Status copy_to_device(void* dst, const void* src, size_t bytes) {
+  return gpu_check("Memcpy(HostToDevice)", VMR_GPU(Memcpy)(dst, src, bytes, VMR_GPU(MemcpyHostToDevice)));
+}
+
+// Reads n words of a VMem VA the way ROCm requires (hipMemcpy silently fails on HSA-VMem VAs): a fenced copy
+// kernel into a bounce buffer, then an ordinary copy to the host.
+inline Status read_words(const u64* src, size_t n, std::vector<u64>* out) {
+  DeviceBuffer<u64> bounce;
+  VMR_TRY(bounce.alloc(n));
+  k_copy<<<kBlocks, kThreads>>>(bounce.p, src, n);
+  VMR_TRY(finish("k_copy"));
+  out->resize(n);
+  return copy_to_host(out->data(), bounce.p, n * sizeof(u64));
+}
+
+inline Status checksum(const u64* p, size_t bytes, u64* sum) {
+  DeviceBuffer<u64> cell;
+  VMR_TRY(cell.alloc(1));
+  k_zero<<<1, 1>>>(cell.p, 1);
+  k_checksum<<<kBlocks, kThreads>>>(reinterpret_cast<const ulonglong2*>(p), bytes / 16, cell.p);
+  VMR_TRY(finish("k_checksum"));
+  return copy_to_host(sum, cell.p, sizeof(u64));
+}
+
+// Every word of [p, p + n) must hold `owner`'s pattern; the failure counts the bad words and names the first.
+inline Status verify_pattern(const u64* p, size_t n, int owner, const std::string& what) {
+  DeviceBuffer<u64> cells;
+  VMR_TRY(cells.alloc(2));
+  const u64 init[2] = {0, ~0ull};
+  VMR_TRY(copy_to_device(cells.p, init, sizeof init));
+  k_verify_pattern<<<kBlocks, kThreads>>>(p, n, u64(owner), cells.p, cells.p + 1);
+  VMR_TRY(finish("k_verify_pattern"));
+  u64 got[2];
+  VMR_TRY(copy_to_host(got, cells.p, sizeof got));
+  if (got[0] != 0)
+    return Status::fail(what + ": " + std::to_string(got[0]) + " of " + std::to_string(n) +
+                        " words differ from rank " + std::to_string(owner) + "'s pattern, first at word " +
+                        std::to_string(got[1]));
+  return Status::pass();
+}
+
+// Every counter in [p, p + n) must hold exactly `expect`; returns the first that does not in *mismatch.
+inline Status check_counters(const u64* p, size_t n, u64 expect, std::string* mismatch) {
+  std::vector<u64> got;
+  VMR_TRY(read_words(p, n, &got));
+  mismatch->clear();
+  for (size_t c = 0; c < n; ++c)
+    if (got[c] != expect) {
+      *mismatch = "counter " + std::to_string(c) + " holds " + std::to_string(got[c]) + ", expected exactly " +
+                  std::to_string(expect);
+      break;
+    }
+  return Status::pass();
+}
+
+// Seconds one call of `body` takes on the GPU, the best of `reps` (event timing).
+template <class F>
+Status time_best(int reps, F body, double* best_s) {
+  VMR_GPU(Event_t) start, stop;
+  VMR_TRY(gpu_check("EventCreate", VMR_GPU(EventCreate)(&start)));
+  vmr::ScopeExit destroy_start([&] { (void)VMR_GPU(EventDestroy)(start); });
+  VMR_TRY(gpu_check("EventCreate", VMR_GPU(EventCreate)(&stop)));
+  vmr::ScopeExit destroy_stop([&] { (void)VMR_GPU(EventDestroy)(stop); });
+  *best_s = 1e30;
+  for (int i = 0; i < reps; ++i) {
+    (void)VMR_GPU(EventRecord)(start, 0);
+    VMR_TRY(body());
+    (void)VMR_GPU(EventRecord)(stop, 0);
+    VMR_TRY(finish("timed work"));
+    float ms = 0;
+    VMR_TRY(gpu_check("EventElapsedTime", VMR_GPU(EventElapsedTime)(&ms, start, stop)));
+    *best_s = std::min(*best_s, double(ms) / 1e3);
+  }
+  return Status::pass();
+}
+
+}  // namespace vmr_gpu
