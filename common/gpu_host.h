@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gpu_kernels.h"
+#include "rank_context.h"
 #include "scope_guard.h"
 #include "status.h"
 
@@ -126,6 +127,57 @@ Status time_best(int reps, F body, double* best_s) {
     VMR_TRY(gpu_check("EventElapsedTime", VMR_GPU(EventElapsedTime)(&ms, start, stop)));
     *best_s = std::min(*best_s, double(ms) / 1e3);
   }
+  return Status::pass();
+}
+
+// --- the two scenarios every backend runs the same way --------------------------------------------------------
+
+// `read`: every rank checks every peer's memory (peers[j], nullptr for itself) against the peer's pattern and
+// against the checksum the owner computed locally (own_sum), so a remote read must return exactly the owner's bytes.
+inline Status verify_peer_reads(vmr::RankContext& ctx, const std::vector<const u64*>& peers, size_t words,
+                                u64 own_sum) {
+  std::vector<std::string> sums;
+  VMR_TRY(ctx.mesh().all_gather(std::to_string(own_sum), &sums));
+  for (int j = 0; j < ctx.ranks(); ++j) {
+    if (j == ctx.rank()) continue;
+    VMR_TRY(verify_pattern(peers[j], words, j, "peer read of rank " + std::to_string(j)));
+    u64 sum = 0;
+    VMR_TRY(checksum(peers[j], words * sizeof(u64), &sum));
+    if (std::to_string(sum) != sums[j])
+      return Status::fail("checksum of rank " + std::to_string(j) + "'s memory read remotely is " +
+                          std::to_string(sum) + ", the owner computed " + sums[j]);
+  }
+  return Status::pass();
+}
+
+struct AtomicsRound {
+  u64 counters = 1024;       // per owner
+  u64 adds_per_thread = 64;  // kBlocks * kThreads * adds_per_thread must be a multiple of counters
+  u64 expect = 0;            // out: what every counter must hold
+  double secs = 0;           // out: this rank's time to launch and finish its adds
+  std::string mismatch;      // out: the first counter that was not exact, empty when all were
+};
+
+// `atomics`: every rank zeroes its counters, adds into every peer's (system or device scope), and checks its own
+// exactly. A wrong count is reported in round->mismatch (the caller decides whether it drives the verdict); a
+// failed call is the returned Status.
+inline Status remote_atomics_round(vmr::RankContext& ctx, u64* own, const std::vector<u64*>& peers, bool system_scope,
+                                   const std::string& label, AtomicsRound* round) {
+  k_zero<<<kBlocks, kThreads>>>(own, round->counters);
+  VMR_TRY(finish("k_zero"));
+  VMR_TRY(ctx.mesh().barrier(label + "-zeroed"));
+  int64_t t0 = vmr::monotonic_ns();
+  for (int j = 0; j < ctx.ranks(); ++j) {
+    if (j == ctx.rank()) continue;
+    if (system_scope) k_atomic_add_system<<<kBlocks, kThreads>>>(peers[j], round->counters, round->adds_per_thread);
+    else k_atomic_add_device<<<kBlocks, kThreads>>>(peers[j], round->counters, round->adds_per_thread);
+  }
+  VMR_TRY(finish(system_scope ? "k_atomic_add_system into peer memory" : "k_atomic_add_device into peer memory"));
+  round->secs = double(vmr::monotonic_ns() - t0) / 1e9;
+  VMR_TRY(ctx.mesh().barrier(label + "-added"));
+  round->expect = u64(ctx.ranks() - 1) * kBlocks * kThreads * round->adds_per_thread / round->counters;
+  VMR_TRY(check_counters(own, round->counters, round->expect, &round->mismatch));
+  if (!round->mismatch.empty()) round->mismatch = "rank " + std::to_string(ctx.rank()) + "'s " + round->mismatch;
   return Status::pass();
 }
 

@@ -299,19 +299,11 @@ Status case_read(RankContext& ctx) {
 
   std::vector<Block> peers;
   VMR_TRY(exchange(ctx, fd, size, &peers));
-  std::vector<std::string> sums;
-  VMR_TRY(ctx.mesh().all_gather(std::to_string(own_sum), &sums));
   ctx.phase_done("exchange");
 
-  for (int j = 0; j < ctx.ranks(); ++j) {
-    if (j == ctx.rank()) continue;
-    VMR_TRY(verify_pattern(peers[j].ptr(), n, j, "peer read of rank " + std::to_string(j)));
-    u64 sum = 0;
-    VMR_TRY(checksum(peers[j].ptr(), size, &sum));
-    if (std::to_string(sum) != sums[j])
-      return Status::fail("checksum of rank " + std::to_string(j) + "'s memory read remotely is " +
-                          std::to_string(sum) + ", the owner computed " + sums[j]);
-  }
+  std::vector<const u64*> peer_ptrs;
+  for (const auto& b : peers) peer_ptrs.push_back(b.ptr());
+  VMR_TRY(verify_peer_reads(ctx, peer_ptrs, n, own_sum));
   ctx.phase_done("verify");
 
   // Bandwidth of reading the next rank's memory: a kernel (best of a few grid sizes), and the copy engine
@@ -350,26 +342,6 @@ Status case_read(RankContext& ctx) {
 constexpr u64 kCounters = 1024;
 constexpr u64 kAddsPerThread = 64;
 
-Status add_and_check(RankContext& ctx, const Block& own, std::vector<Block>& peers, bool system_scope,
-                     const char* label, double* secs, u64* expect_out, std::string* mismatch) {
-  k_zero<<<kBlocks, kThreads>>>(own.ptr(), kCounters);
-  VMR_TRY(finish("k_zero"));
-  VMR_TRY(ctx.mesh().barrier(std::string(label) + "-zeroed"));
-  int64_t t0 = vmr::monotonic_ns();
-  for (int j = 0; j < ctx.ranks(); ++j) {
-    if (j == ctx.rank()) continue;
-    if (system_scope) k_atomic_add_system<<<kBlocks, kThreads>>>(peers[j].ptr(), kCounters, kAddsPerThread);
-    else k_atomic_add_device<<<kBlocks, kThreads>>>(peers[j].ptr(), kCounters, kAddsPerThread);
-  }
-  VMR_TRY(finish(system_scope ? "k_atomic_add_system" : "k_atomic_add_device"));
-  *secs = double(vmr::monotonic_ns() - t0) / 1e9;
-  VMR_TRY(ctx.mesh().barrier(std::string(label) + "-added"));
-  const u64 expect = u64(ctx.ranks() - 1) * kBlocks * kThreads * kAddsPerThread / kCounters;
-  *expect_out = expect;
-  VMR_TRY(check_counters(own.ptr(), kCounters, expect, mismatch));
-  return Status::pass();
-}
-
 Status case_atomics(RankContext& ctx) {
   size_t g = 0;
   VMR_TRY(granularity(ctx.device(), &g));
@@ -380,32 +352,30 @@ Status case_atomics(RankContext& ctx) {
   ctx.phase_done("setup");
   std::vector<Block> peers;
   VMR_TRY(exchange(ctx, fd, size, &peers));
+  std::vector<u64*> peer_ptrs;
+  for (const auto& b : peers) peer_ptrs.push_back(b.ptr());
   ctx.phase_done("exchange");
 
   // System scope drives the verdict.
-  double secs = 0;
-  u64 expect = 0;
-  std::string wrong;
-  VMR_TRY(add_and_check(ctx, own, peers, true, "system", &secs, &expect, &wrong));
+  AtomicsRound sys;
+  VMR_TRY(remote_atomics_round(ctx, own.ptr(), peer_ptrs, true, "system", &sys));
   ctx.phase_done("run");
-  if (!wrong.empty()) return Status::fail("system-scope atomics into rank " + std::to_string(ctx.rank()) + ": " + wrong);
+  if (!sys.mismatch.empty()) return Status::fail("system-scope atomics: " + sys.mismatch);
   double slowest = 0;
-  VMR_TRY(ctx.max_over_ranks(secs, &slowest));
-  const double adds = double(ctx.ranks()) * (ctx.ranks() - 1) * kBlocks * kThreads * kAddsPerThread;
+  VMR_TRY(ctx.max_over_ranks(sys.secs, &slowest));
+  const double adds = double(ctx.ranks()) * (ctx.ranks() - 1) * kBlocks * kThreads * sys.adds_per_thread;
   ctx.metric("remote_system_atomics_per_s", adds / slowest, "ops/s");
 
   // Device scope: information only (over NVLink with native P2P atomics it is expected exact too).
-  double dsecs = 0;
-  u64 dexpect = 0;
-  std::string dwrong;
-  VMR_TRY(add_and_check(ctx, own, peers, false, "device", &dsecs, &dexpect, &dwrong));
-  ctx.info("device_scope_atomics", dwrong.empty() ? "exact" : "not exact: " + dwrong);
+  AtomicsRound dev;
+  VMR_TRY(remote_atomics_round(ctx, own.ptr(), peer_ptrs, false, "device", &dev));
+  ctx.info("device_scope_atomics", dev.mismatch.empty() ? "exact" : "not exact: " + dev.mismatch);
   ctx.phase_done("verify");
   VMR_TRY(ctx.mesh().barrier("atomics-done"));
-  return Status::pass("system scope: each of " + std::to_string(kCounters) + " counters per rank holds exactly " +
-                      std::to_string(expect) + " (" + std::to_string(ctx.ranks() - 1) + " peers x " +
-                      std::to_string(kBlocks * kThreads) + " threads x " + std::to_string(kAddsPerThread) +
-                      " adds / counters); device scope " + (dwrong.empty() ? "exact" : "NOT exact"));
+  return Status::pass("system scope: each of " + std::to_string(sys.counters) + " counters per rank holds exactly " +
+                      std::to_string(sys.expect) + " (" + std::to_string(ctx.ranks() - 1) + " peers x " +
+                      std::to_string(kBlocks * kThreads) + " threads x " + std::to_string(sys.adds_per_thread) +
+                      " adds / counters); device scope " + (dev.mismatch.empty() ? "exact" : "NOT exact"));
 }
 
 // --- the power-of-two allocator's VA life cycle --------------------------------------------------------------------
