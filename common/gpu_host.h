@@ -7,16 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "gpu_errors.h"
 #include "gpu_kernels.h"
 #include "rank_context.h"
 #include "scope_guard.h"
 #include "status.h"
-
-#if defined(__HIP__) || defined(__HIPCC__)
-#define VMR_GPU(name) hip##name
-#else
-#define VMR_GPU(name) cuda##name
-#endif
 
 namespace vmr_gpu {
 
@@ -29,14 +24,6 @@ constexpr int kThreads = kReduceThreads;
 // Each binary defines it: the CUDA reference synchronises through the driver API so the error reads
 // CUDA_ERROR_ILLEGAL_ADDRESS, the HIP reproducers through hipDeviceSynchronize.
 Status finish(const char* what);
-
-inline std::string gpu_error(const char* call, VMR_GPU(Error_t) e) {
-  return std::string(call) + " returned " + VMR_GPU(GetErrorName)(e) + " (" + VMR_GPU(GetErrorString)(e) + ")";
-}
-
-inline Status gpu_check(const char* call, VMR_GPU(Error_t) e) {
-  return e == VMR_GPU(Success) ? Status::pass() : Status::fail(gpu_error(call, e));
-}
 
 template <class T>
 struct DeviceBuffer {  // plain device memory from the runtime's allocator: bounce buffers and result cells
@@ -178,6 +165,33 @@ inline Status remote_atomics_round(vmr::RankContext& ctx, u64* own, const std::v
   round->expect = u64(ctx.ranks() - 1) * kBlocks * kThreads * round->adds_per_thread / round->counters;
   VMR_TRY(check_counters(own, round->counters, round->expect, &round->mismatch));
   if (!round->mismatch.empty()) round->mismatch = "rank " + std::to_string(ctx.rank()) + "'s " + round->mismatch;
+  return Status::pass();
+}
+
+// --- peer-reimport: the owner stamps its renewed memory with a generation ------------------------------------
+
+// Waits (bounded, on the GPU) until word 0 of a peer's mapping shows `generation`: proof that the re-imported
+// mapping reaches the owner's new memory, not the old one.
+inline Status wait_for_stamp(const u64* p, u64 generation, const std::string& whose) {
+  DeviceBuffer<u64> timed_out;
+  VMR_TRY(timed_out.alloc(1));
+  k_wait_flag<<<1, 1>>>(p, generation, 2000000000ll, timed_out.p);
+  VMR_TRY(finish("k_wait_flag"));
+  u64 late = 1;
+  VMR_TRY(copy_to_host(&late, timed_out.p, sizeof late));
+  if (late) return Status::fail(whose + " generation stamp never appeared through the re-imported mapping");
+  return Status::pass();
+}
+
+// Word 0 must still hold the generation and the `counters` words after it exactly `expect` each.
+inline Status check_stamp_and_counters(const u64* own, u64 generation, u64 counters, u64 expect) {
+  std::vector<u64> got;
+  VMR_TRY(read_words(own, counters + 1, &got));
+  if (got[0] != generation) return Status::fail("generation word overwritten: " + std::to_string(got[0]));
+  for (u64 c = 0; c < counters; ++c)
+    if (got[c + 1] != expect)
+      return Status::fail("after re-import, counter " + std::to_string(c) + " holds " + std::to_string(got[c + 1]) +
+                          ", expected exactly " + std::to_string(expect));
   return Status::pass();
 }
 

@@ -514,13 +514,7 @@ Status case_peer_reimport(RankContext& ctx) {
     peers[j].map.reset();  // the stale mapping: unmap, release, then import the new memory at the same VA
     VMR_TRY(import_block(ctx, fds[0].get(), g, &peers[j]));
     // The new mapping must show the owner's stamp: a bounded wait, never a hung GPU.
-    DeviceBuffer<u64> timed_out;
-    VMR_TRY(timed_out.alloc(1));
-    k_wait_flag<<<1, 1>>>(peers[j].ptr(), generation, 2000000000ll, timed_out.p);
-    VMR_TRY(finish("k_wait_flag"));
-    u64 late = 1;
-    VMR_TRY(copy_to_host(&late, timed_out.p, sizeof late));
-    if (late) return Status::fail("rank " + std::to_string(j) + "'s generation stamp never appeared through the re-imported mapping");
+    VMR_TRY(wait_for_stamp(peers[j].ptr(), generation, "rank " + std::to_string(j) + "'s"));
   }
   VMR_TRY(ctx.mesh().barrier("reimported"));
   ctx.phase_done("exchange");
@@ -530,14 +524,8 @@ Status case_peer_reimport(RankContext& ctx) {
   VMR_TRY(finish("k_atomic_add_system"));
   VMR_TRY(ctx.mesh().barrier("added"));
   ctx.phase_done("run");
-  std::vector<u64> got;
-  VMR_TRY(read_words(own.ptr(), kCounters + 1, &got));
   const u64 expect = u64(ctx.ranks() - 1) * kBlocks * kThreads * kAddsPerThread / kCounters;
-  if (got[0] != generation) return Status::fail("generation word overwritten: " + std::to_string(got[0]));
-  for (u64 c = 0; c < kCounters; ++c)
-    if (got[c + 1] != expect)
-      return Status::fail("after re-import, counter " + std::to_string(c) + " holds " + std::to_string(got[c + 1]) +
-                          ", expected exactly " + std::to_string(expect));
+  VMR_TRY(check_stamp_and_counters(own.ptr(), generation, kCounters, expect));
   ctx.phase_done("verify");
   VMR_TRY(ctx.mesh().barrier("verified"));
   return Status::pass("peers re-imported generation 2 at the same VA; their system-scope atomics reached the new "

@@ -1,0 +1,151 @@
+// HIP virtual memory management, one call per function, and the owners of what each call creates, so that every
+// handle, mapping and reservation is released on every path. Shared by the HIP VMem reproducers.
+#pragma once
+
+#include <hip/hip_runtime.h>
+#include <hip/hip_version.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "gpu_errors.h"
+#include "scope_guard.h"
+
+namespace vmr_hip {
+
+using vmr::Status;
+
+// hipMemCreate accepts it from HIP 7.0.2; older headers do not name it.
+constexpr auto kAllocTypeUncached = static_cast<hipMemAllocationType>(0x40000000);
+
+// hipMemImportFromShareableHandle's osHandle: ROCm 6.2/6.3 read *(int*)osHandle; 7.x take the fd itself cast to a
+// pointer, as CUDA does. Passing the wrong one crashes the runtime, so the choice follows the headers we build with.
+#if HIP_VERSION_MAJOR >= 7
+constexpr const char* kOsHandleConvention = "fd by value: (void*)(uintptr_t)fd (HIP >= 7 headers)";
+#else
+constexpr const char* kOsHandleConvention = "pointer to the fd: &fd (HIP < 7 headers)";
+#endif
+
+struct Handle {  // physical memory, created or imported
+  hipMemGenericAllocationHandle_t h{};
+  bool valid = false;
+  Handle() = default;
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  ~Handle() { reset(); }
+  void reset() {
+    if (valid) (void)hipMemRelease(h);
+    valid = false;
+  }
+};
+
+struct Reservation {  // a VA range
+  void* va = nullptr;
+  size_t size = 0;
+  Reservation() = default;
+  Reservation(const Reservation&) = delete;
+  Reservation& operator=(const Reservation&) = delete;
+  ~Reservation() {
+    if (va) (void)hipMemAddressFree(va, size);
+  }
+  char* at(size_t offset) const { return static_cast<char*>(va) + offset; }
+};
+
+struct Mapping {  // physical memory mapped at a VA
+  void* va = nullptr;
+  size_t size = 0;
+  Mapping() = default;
+  Mapping(const Mapping&) = delete;
+  Mapping& operator=(const Mapping&) = delete;
+  ~Mapping() { reset(); }
+  void reset() {
+    if (va) (void)hipMemUnmap(va, size);
+    va = nullptr;
+  }
+};
+
+// Members in this order so that destruction unmaps, then releases, then frees the VA.
+struct Block {
+  Reservation range;
+  Handle mem;
+  Mapping map;
+  unsigned long long* ptr() const { return static_cast<unsigned long long*>(range.va); }
+};
+
+inline hipMemAllocationProp vmem_prop(int device, hipMemAllocationType type) {
+  hipMemAllocationProp prop{};
+  prop.type = type;
+  prop.requestedHandleType = hipMemHandleTypePosixFileDescriptor;
+  prop.location.type = hipMemLocationTypeDevice;
+  prop.location.id = device;
+  return prop;
+}
+
+inline Status granularity(int device, hipMemAllocationType type, size_t* g) {
+  hipMemAllocationProp prop = vmem_prop(device, type);
+  GPU_TRY(hipMemGetAllocationGranularity, g, &prop, hipMemAllocationGranularityMinimum);
+  return Status::pass();
+}
+
+inline Status create(int device, hipMemAllocationType type, size_t size, Handle* mem) {
+  mem->reset();
+  hipMemAllocationProp prop = vmem_prop(device, type);
+  GPU_TRY(hipMemCreate, &mem->h, size, &prop, 0);
+  mem->valid = true;
+  return Status::pass();
+}
+
+inline Status reserve(size_t size, Reservation* r) {
+  GPU_TRY(hipMemAddressReserve, &r->va, size, 0, nullptr, 0);
+  r->size = size;
+  return Status::pass();
+}
+
+inline Status map(void* va, size_t size, const Handle& mem, Mapping* m) {
+  GPU_TRY(hipMemMap, va, size, 0, mem.h, 0);
+  m->va = va;
+  m->size = size;
+  return Status::pass();
+}
+
+// Read-write access for every device listed on [va, va + size).
+inline Status set_access(void* va, size_t size, const std::vector<int>& devices) {
+  std::vector<hipMemAccessDesc> desc;
+  for (int d : devices) {
+    bool listed = false;
+    for (const auto& x : desc) listed = listed || x.location.id == d;
+    if (listed) continue;
+    hipMemAccessDesc a{};
+    a.location.type = hipMemLocationTypeDevice;
+    a.location.id = d;
+    a.flags = hipMemAccessFlagsProtReadWrite;
+    desc.push_back(a);
+  }
+  GPU_TRY(hipMemSetAccess, va, size, desc.data(), desc.size());
+  return Status::pass();
+}
+
+inline Status export_fd(const Handle& mem, vmr::UniqueFd* fd) {
+  int raw = -1;
+  hipError_t e = hipMemExportToShareableHandle(&raw, mem.h, hipMemHandleTypePosixFileDescriptor, 0);
+  if (e == hipErrorNotSupported)
+    return Status::skip(vmr_gpu::gpu_error("hipMemExportToShareableHandle", e) +
+                        ": VMem export/import needs ROCm 6.2 or later");
+  VMR_TRY(vmr_gpu::gpu_check("hipMemExportToShareableHandle", e));
+  fd->reset(raw);
+  return Status::pass();
+}
+
+inline Status import_fd(int fd, Handle* mem) {
+  mem->reset();
+#if HIP_VERSION_MAJOR >= 7
+  void* os_handle = reinterpret_cast<void*>(static_cast<uintptr_t>(fd));
+#else
+  void* os_handle = &fd;
+#endif
+  GPU_TRY(hipMemImportFromShareableHandle, &mem->h, os_handle, hipMemHandleTypePosixFileDescriptor);
+  mem->valid = true;
+  return Status::pass();
+}
+
+}  // namespace vmr_hip

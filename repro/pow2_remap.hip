@@ -1,0 +1,211 @@
+// repro_pow2_remap: the VA life cycle of iris's power-of-two VMem allocator on HIP (seed 001).
+//
+// One VA reservation holds power-of-two blocks, each backed by its own hipMemCreate memory. Freeing a block and
+// reusing it means new physical memory at the same VA. What works on ROCm, and what does not:
+//   remap                renew at reuse time: unmap + release the old memory, create + map new memory at the same
+//                        VA, then hipMemSetAccess from the BASE over the cumulative mapped size        (works)
+//   set-access-subrange  hipMemSetAccess on a block that does not start at the base: ROCm 7.x sums mappings from
+//                        the reservation's first one and answers hipErrorInvalidValue (rocm-systems#2667)
+//   set-access-hole      release memory at free time, leaving a hole, then set access from the base over the
+//                        whole range: rejected - why the allocator renews memory at reuse time instead
+//   peer-reimport        a peer holding the old mapping sees a new generation, drops the stale mapping,
+//                        imports the new fd, maps, sets access; its adds must land in the new memory exactly
+#include <hip/hip_runtime.h>
+
+#include <string>
+#include <vector>
+
+#include "amd_rank_info.h"
+#include "gpu_host.h"
+#include "hip_vmem.h"
+#include "repro.h"
+
+namespace {
+
+using vmr::RankContext;
+using vmr::Status;
+using vmr::UniqueFd;
+using namespace vmr_gpu;
+using vmr_hip::Handle;
+using vmr_hip::Mapping;
+using vmr_hip::Reservation;
+
+constexpr hipMemAllocationType kType = hipMemAllocationTypePinned;
+constexpr int kPow2Blocks = 4;
+
+vmr::AmdRank amd;
+size_t g = 0;  // one block: the allocation granularity
+
+u64* block_ptr(const Reservation& r, int b) { return reinterpret_cast<u64*>(r.at(b * g)); }
+
+Status describe(RankContext& ctx) {
+  VMR_TRY(vmr::describe_amd_rank(ctx, &amd));
+  ctx.info("os_handle_convention", vmr_hip::kOsHandleConvention);
+  VMR_TRY(vmr_hip::granularity(ctx.device(), kType, &g));
+  ctx.info("vmem_granularity", std::to_string(g));
+  return Status::pass();
+}
+
+// Writes block b with a pattern and reads it back: proves the mapping and its access really work.
+Status write_and_check(const Reservation& r, int b, int pattern, const std::string& what) {
+  k_fill_pattern<<<kBlocks, kThreads>>>(block_ptr(r, b), g / sizeof(u64), u64(pattern));
+  VMR_TRY(finish(("k_fill_pattern on " + what).c_str()));
+  return verify_pattern(block_ptr(r, b), g / sizeof(u64), pattern, what);
+}
+
+Status case_remap(RankContext& ctx) {
+  Reservation range;
+  VMR_TRY(vmr_hip::reserve(kPow2Blocks * g, &range));
+  Handle mem[kPow2Blocks];
+  Mapping maps[kPow2Blocks];
+  for (int b = 0; b < kPow2Blocks; ++b) {
+    VMR_TRY(vmr_hip::create(ctx.device(), kType, g, &mem[b]));
+    VMR_TRY(vmr_hip::map(range.at(b * g), g, mem[b], &maps[b]));
+    VMR_TRY(vmr_hip::set_access(range.va, (b + 1) * g, {ctx.device()}));  // base VA, cumulative size
+    VMR_TRY(write_and_check(range, b, b, "block " + std::to_string(b)));
+  }
+  ctx.phase_done("setup");
+
+  const int reused = 2;
+  maps[reused].reset();
+  mem[reused].reset();
+  VMR_TRY(vmr_hip::create(ctx.device(), kType, g, &mem[reused]));
+  VMR_TRY(vmr_hip::map(range.at(reused * g), g, mem[reused], &maps[reused]));
+  VMR_TRY(vmr_hip::set_access(range.va, range.size, {ctx.device()}));
+  ctx.phase_done("run");
+  VMR_TRY(write_and_check(range, reused, 100 + ctx.rank(), "remapped block"));
+  for (int b = 0; b < kPow2Blocks; ++b)
+    if (b != reused) VMR_TRY(verify_pattern(block_ptr(range, b), g / sizeof(u64), b, "untouched block " + std::to_string(b)));
+  ctx.phase_done("verify");
+  return Status::pass("block 2 of 4 renewed at the same VA (unmap, release, create, map, hipMemSetAccess from the "
+                      "base over the cumulative size); new data exact, other blocks intact");
+}
+
+Status case_set_access_subrange(RankContext& ctx) {
+  Reservation range;
+  VMR_TRY(vmr_hip::reserve(2 * g, &range));
+  Handle mem[2];
+  Mapping maps[2];
+  VMR_TRY(vmr_hip::create(ctx.device(), kType, g, &mem[0]));
+  VMR_TRY(vmr_hip::map(range.va, g, mem[0], &maps[0]));
+  VMR_TRY(vmr_hip::set_access(range.va, g, {ctx.device()}));
+  VMR_TRY(vmr_hip::create(ctx.device(), kType, g, &mem[1]));
+  VMR_TRY(vmr_hip::map(range.at(g), g, mem[1], &maps[1]));
+  ctx.phase_done("setup");
+  Status subrange = vmr_hip::set_access(range.at(g), g, {ctx.device()});
+  if (!subrange.ok())
+    return Status::fail("hipMemSetAccess(base + granule, granule) on the reservation's second block: " +
+                        subrange.detail);
+  ctx.phase_done("run");
+  VMR_TRY(write_and_check(range, 1, 7, "the sub-range block"));
+  ctx.phase_done("verify");
+  return Status::pass("hipMemSetAccess(base + granule, granule) accepted; the block reads back exactly");
+}
+
+Status case_set_access_hole(RankContext& ctx) {
+  Reservation range;
+  VMR_TRY(vmr_hip::reserve(3 * g, &range));
+  Handle mem[2];
+  Mapping maps[2];
+  VMR_TRY(vmr_hip::create(ctx.device(), kType, g, &mem[0]));
+  VMR_TRY(vmr_hip::map(range.va, g, mem[0], &maps[0]));
+  VMR_TRY(vmr_hip::create(ctx.device(), kType, g, &mem[1]));
+  VMR_TRY(vmr_hip::map(range.at(2 * g), g, mem[1], &maps[1]));  // the middle block released: a hole
+  ctx.phase_done("setup");
+  Status whole = vmr_hip::set_access(range.va, 3 * g, {ctx.device()});
+  if (!whole.ok())
+    return Status::fail("hipMemSetAccess(base, 3 granules) over a range whose middle granule is unmapped: " +
+                        whole.detail);
+  ctx.phase_done("run");
+  for (int b : {0, 2}) VMR_TRY(write_and_check(range, b, b, "block " + std::to_string(b) + " beside the hole"));
+  ctx.phase_done("verify");
+  return Status::pass("hipMemSetAccess accepted a range with an unmapped hole; both mapped blocks read back exactly");
+}
+
+// Agent-scope adds: system-scope atomics on hipMemCreate memory are the fault repro_hip_vmem_pinned shows; this
+// case isolates the re-import life cycle.
+constexpr u64 kCounters = 1024, kAddsPerThread = 64;
+
+Status case_peer_reimport(RankContext& ctx) {
+  vmr_hip::Block own;
+  VMR_TRY(vmr_hip::create(ctx.device(), kType, g, &own.mem));
+  VMR_TRY(vmr_hip::reserve(g, &own.range));
+  VMR_TRY(vmr_hip::map(own.range.va, g, own.mem, &own.map));
+  VMR_TRY(vmr_hip::set_access(own.range.va, g, amd.devices));
+  UniqueFd fd;
+  VMR_TRY(vmr_hip::export_fd(own.mem, &fd));
+  std::vector<vmr_hip::Block> peers(ctx.ranks());
+  for (int j = 0; j < ctx.ranks(); ++j)
+    if (j != ctx.rank()) VMR_TRY(ctx.mesh().send_fds(j, {fd.get()}, "generation 1"));
+  for (int j = 0; j < ctx.ranks(); ++j) {
+    if (j == ctx.rank()) continue;
+    std::vector<UniqueFd> fds;
+    VMR_TRY(ctx.mesh().recv_fds(j, 1, &fds));
+    VMR_TRY(vmr_hip::import_fd(fds[0].get(), &peers[j].mem));
+    VMR_TRY(vmr_hip::reserve(g, &peers[j].range));
+    VMR_TRY(vmr_hip::map(peers[j].range.va, g, peers[j].mem, &peers[j].map));
+    VMR_TRY(vmr_hip::set_access(peers[j].range.va, g, {ctx.device()}));
+  }
+  VMR_TRY(ctx.mesh().barrier("generation-1"));
+  ctx.phase_done("setup");
+
+  // Generation 2: the owner renews its block at the same VA and stamps word 0 with the generation.
+  const u64 generation = 2;
+  own.map.reset();
+  own.mem.reset();
+  VMR_TRY(vmr_hip::create(ctx.device(), kType, g, &own.mem));
+  VMR_TRY(vmr_hip::map(own.range.va, g, own.mem, &own.map));
+  VMR_TRY(vmr_hip::set_access(own.range.va, g, amd.devices));
+  k_zero<<<kBlocks, kThreads>>>(own.ptr(), g / sizeof(u64));
+  k_store<<<1, 1>>>(own.ptr(), generation);
+  VMR_TRY(finish("k_zero + k_store of the generation"));
+  VMR_TRY(vmr_hip::export_fd(own.mem, &fd));
+  for (int j = 0; j < ctx.ranks(); ++j)
+    if (j != ctx.rank()) VMR_TRY(ctx.mesh().send_fds(j, {fd.get()}, "generation " + std::to_string(generation)));
+
+  for (int j = 0; j < ctx.ranks(); ++j) {
+    if (j == ctx.rank()) continue;
+    std::vector<UniqueFd> fds;
+    std::string note;
+    VMR_TRY(ctx.mesh().recv_fds(j, 1, &fds, &note));
+    if (note != "generation " + std::to_string(generation))
+      return Status::harness("rank " + std::to_string(j) + " announced '" + note + "'");
+    peers[j].map.reset();  // the stale mapping goes; the VA range stays ours
+    VMR_TRY(vmr_hip::import_fd(fds[0].get(), &peers[j].mem));
+    VMR_TRY(vmr_hip::map(peers[j].range.va, g, peers[j].mem, &peers[j].map));
+    VMR_TRY(vmr_hip::set_access(peers[j].range.va, g, {ctx.device()}));
+    VMR_TRY(wait_for_stamp(peers[j].ptr(), generation, "rank " + std::to_string(j) + "'s"));
+  }
+  VMR_TRY(ctx.mesh().barrier("reimported"));
+  ctx.phase_done("exchange");
+
+  for (int j = 0; j < ctx.ranks(); ++j)
+    if (j != ctx.rank()) k_atomic_add_device<<<kBlocks, kThreads>>>(peers[j].ptr() + 1, kCounters, kAddsPerThread);
+  VMR_TRY(finish("k_atomic_add_device into re-imported peer memory"));
+  VMR_TRY(ctx.mesh().barrier("added"));
+  ctx.phase_done("run");
+  const u64 expect = u64(ctx.ranks() - 1) * kBlocks * kThreads * kAddsPerThread / kCounters;
+  VMR_TRY(check_stamp_and_counters(own.ptr(), generation, kCounters, expect));
+  ctx.phase_done("verify");
+  VMR_TRY(ctx.mesh().barrier("verified"));
+  return Status::pass("peers re-imported generation 2 at the same VA; their adds reached the new memory exactly (" +
+                      std::to_string(expect) + " per counter)");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  static const vmr::ReproBinary binary{
+      "repro_pow2_remap",
+      {"hip", describe},
+      {
+          {"remap", "renew a block at the same VA, set access from the base over the cumulative size; data exact",
+           case_remap},
+          {"set-access-subrange", "hipMemSetAccess on a block not at the reservation base (rocm-systems#2667)",
+           case_set_access_subrange},
+          {"set-access-hole", "hipMemSetAccess from the base over a range with an unmapped hole", case_set_access_hole},
+          {"peer-reimport", "owner renews its block, bumps the generation; peers re-import; adds land exactly",
+           case_peer_reimport},
+      }};
+  return vmr::repro_main(binary, argc, argv);
+}
