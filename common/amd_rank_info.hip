@@ -185,9 +185,18 @@ Status describe_amd_rank(RankContext& ctx, AmdRank* out) {
     if (j == ctx.rank()) bdf = b, domain = d;
   }
   hsa_agent_t me = out->agents[ctx.rank()];
-  char uuid[64] = {};
+  char name[64] = {}, uuid[64] = {};
+  hsa_agent_get_info(me, HSA_AGENT_INFO_NAME, name);
   hsa_agent_get_info(me, static_cast<hsa_agent_info_t>(HSA_AMD_AGENT_INFO_UUID), uuid);
+  ctx.info("agent_name", name);
   ctx.info("uuid", uuid);
+  // Firmware: HSA_AMD_AGENT_INFO_UCODE_VERSION (0xA108) and _SDMA_UCODE_VERSION (0xA109), which newer headers name
+  // and 5.2.3 does not; a runtime that does not know them answers with an error.
+  uint32_t cp_ucode = 0, sdma_ucode = 0;
+  bool have_cp = hsa_agent_get_info(me, static_cast<hsa_agent_info_t>(0xA108), &cp_ucode) == HSA_STATUS_SUCCESS;
+  bool have_sdma = hsa_agent_get_info(me, static_cast<hsa_agent_info_t>(0xA109), &sdma_ucode) == HSA_STATUS_SUCCESS;
+  ctx.info("firmware", "cp " + (have_cp ? std::to_string(cp_ucode) : std::string("unknown")) + ", sdma " +
+                           (have_sdma ? std::to_string(sdma_ucode) : std::string("unknown")));
   ctx.info("kfd_hive_id", kfd_property(bdf, domain, "hive_id"));
   ctx.info("hsa_amd_interface_headers",
            std::to_string(HSA_AMD_INTERFACE_VERSION_MAJOR) + "." + std::to_string(HSA_AMD_INTERFACE_VERSION_MINOR));
