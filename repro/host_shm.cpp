@@ -137,7 +137,7 @@ Status case_read(RankContext& ctx) {
   ctx.phase_done("verify");
   // Owners keep their memory until every peer has read it.
   VMR_TRY(ctx.mesh().barrier("read-done"));
-  if (ctx.rank() == 0) ctx.metric("peer_read_GBps", double(kReadBytes) * (ctx.ranks() - 1) / secs / 1e9, "GB/s");
+  if (ctx.rank() == 0) ctx.metric("peer_verify_GBps", double(kReadBytes) * (ctx.ranks() - 1) / secs / 1e9, "GB/s");
   return Status::pass(std::to_string(kReadBytes >> 20) + " MiB pattern of each of " + std::to_string(ctx.ranks()) +
                       " ranks read exactly by every peer");
 }

@@ -1,9 +1,17 @@
-// The expected_verdicts test: compares each case's observed verdict (results/<binary>.<case>.json, written by
-// the case tests) with expected/verdicts.md, and checks that the table and the binaries' --list agree.
-// Prints case / expected / observed / OK-or-CHANGED; a skip is "not run", never CHANGED. Exit 1 on any CHANGED.
+// Compares observed verdicts with expected/verdicts.md: the expected_verdicts test, and the triage's summary.
+//
+// Reads every run record (*.json) in a results directory: one per case from CTest (<binary>.<case>.json), or one
+// per case and GPU pair from scripts/triage. Prints case / expected / observed / OK-or-CHANGED (a skip is
+// "not run" with its reason, never CHANGED), checks that the table and each binary's --list agree, and on request
+// prints exporter x importer matrices and writes summary.json and a Markdown report. Exit 1 on any CHANGED or
+// table problem.
+#include <dirent.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <iomanip>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -40,72 +48,179 @@ bool list_cases(const std::string& path, std::vector<std::string>* cases) {
   return ::pclose(p) == 0;
 }
 
-struct Observed {
-  bool ran = false;
+// One run of one case, as its JSON record tells it.
+struct Run {
+  std::string file, binary, backend, case_name, pair;  // pair: "0-1" when the run chose its devices (--devices)
   Verdict verdict = Verdict::Harness;
-  std::string detail;
+  std::string detail, metric;  // metric: the case's first metric, short
   Facts facts;
-  std::string error;
+  std::string error;  // the record could not be read
 };
 
-Observed read_result(const std::string& path) {
-  Observed o;
+Run read_run(const std::string& dir, const std::string& file) {
+  Run r;
+  r.file = file;
   std::string text;
-  if (!read_file(path, &text)) return o;
-  o.ran = true;
   JsonValue run;
+  if (!read_file(dir + "/" + file, &text)) return r.error = "cannot read " + file, r;
   Status st = parse_json(text, &run);
   const JsonValue* cases = run.get("cases");
-  if (!st.ok() || !cases || cases->type != JsonValue::Array || cases->arr.size() != 1) {
-    o.error = "unreadable result " + path + (st.ok() ? "" : ": " + st.detail);
-    return o;
-  }
+  if (!st.ok() || !cases || cases->type != JsonValue::Array || cases->arr.size() != 1)
+    return r.error = "unreadable run record " + file + (st.ok() ? "" : ": " + st.detail), r;
   const JsonValue& c = cases->arr[0];
   auto v = verdict_from_name(c.get_string("verdict"));
-  if (!v) {
-    o.error = "result " + path + " has no verdict";
-    return o;
+  if (!v) return r.error = "run record " + file + " has no verdict", r;
+  r.binary = run.get_string("binary");
+  r.backend = run.get_string("backend");
+  r.case_name = c.get_string("case");
+  r.verdict = *v;
+  r.detail = c.get_string("detail");
+  if (const JsonValue* opts = run.get("options"))
+    if (const JsonValue* devs = opts->get("devices"); devs && opts->get_string("device_source") == "--devices") {
+      std::vector<std::string> ids;
+      for (const auto& d : devs->arr) ids.push_back(std::to_string(int64_t(d.num)));
+      r.pair = join(ids, "-");
+    }
+  if (const JsonValue* metrics = c.get("metrics"); metrics && !metrics->obj.empty()) {
+    const auto& [name, m] = metrics->obj.front();
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.4g", m.get("value") ? m.get("value")->num : 0.0);
+    r.metric = std::string(buf) + " " + m.get_string("unit");
   }
-  o.verdict = *v;
-  o.detail = c.get_string("detail");
   if (const JsonValue* env = run.get("environment"))
     for (const auto& [k, val] : env->obj)
-      if (val.type == JsonValue::String) o.facts.emplace(k, val.str);
+      if (val.type == JsonValue::String) r.facts.emplace(k, val.str);
   // Conditions read the exporter's facts: rank 0 by the suite's convention.
   const JsonValue* ranks = c.get("ranks");
   if (ranks && ranks->type == JsonValue::Array && !ranks->arr.empty())
     if (const JsonValue* info = ranks->arr[0].get("info"))
       for (const auto& [k, val] : info->obj)
-        if (val.type == JsonValue::String) o.facts.emplace(k, val.str);
-  return o;
+        if (val.type == JsonValue::String) r.facts.emplace(k, val.str);
+  return r;
+}
+
+std::vector<Run> read_runs(const std::string& dir) {
+  std::vector<std::string> files;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (dirent* e = ::readdir(d)) {
+      std::string name = e->d_name;
+      if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0 && name != "summary.json")
+        files.push_back(name);
+    }
+    ::closedir(d);
+  }
+  std::sort(files.begin(), files.end());
+  std::vector<Run> runs;
+  for (const auto& f : files) runs.push_back(read_run(dir, f));
+  return runs;
+}
+
+struct Row {
+  std::string name, pair, expected, observed, result, detail, metric, evidence;
+  bool changed = false, not_run = false;
+};
+
+std::string md_cell(std::string s) {
+  for (size_t i = 0; (i = s.find('|', i)) != std::string::npos; i += 2) s.insert(i, "\\");
+  return s;
+}
+
+struct Options {
+  std::string table, results, summary_json, markdown;
+  std::vector<std::string> binaries;
+  bool matrix = false;
+};
+
+bool parse_args(int argc, char** argv, Options* o) {
+  for (int i = 1; i < argc; ++i) {
+    std::string flag = argv[i];
+    if (flag == "--matrix") {
+      o->matrix = true;
+      continue;
+    }
+    if (i + 1 >= argc) return false;
+    std::string value = argv[++i];
+    if (flag == "--table") o->table = value;
+    else if (flag == "--results") o->results = value;
+    else if (flag == "--binary") o->binaries.push_back(value);
+    else if (flag == "--summary-json") o->summary_json = value;
+    else if (flag == "--markdown") o->markdown = value;
+    else return false;
+  }
+  return !o->table.empty() && !o->results.empty();
+}
+
+std::string json_rows(const std::vector<Row>& rows, int ok, int changed, int not_run, int problems) {
+  JsonWriter j;
+  j.begin_object().key("schema").value("vmem-repro-summary/1");
+  j.key("ok").value(ok).key("changed").value(changed).key("not_run").value(not_run).key("table_problems").value(problems);
+  j.key("rows").begin_array();
+  for (const auto& r : rows) {
+    j.begin_object().key("case").value(r.name).key("pair").value(r.pair).key("expected").value(r.expected);
+    j.key("observed").value(r.observed).key("result").value(r.result).key("detail").value(r.detail);
+    j.key("metric").value(r.metric).key("evidence").value(r.evidence).end_object();
+  }
+  j.end_array().end_object();
+  return j.str() + "\n";
+}
+
+// exporter x importer matrices for every case that ran on GPU pairs.
+std::string matrices(const std::vector<Row>& rows, bool markdown) {
+  std::map<std::string, std::map<std::pair<std::string, std::string>, std::string>> cells;
+  std::map<std::string, std::set<std::string>> devices;
+  for (const auto& r : rows) {
+    auto dash = r.pair.find('-');
+    if (r.pair.empty() || dash == std::string::npos) continue;
+    std::string exp = r.pair.substr(0, dash), imp = r.pair.substr(dash + 1);
+    cells[r.name][{exp, imp}] = r.observed + (r.metric.empty() ? "" : " " + r.metric) + (r.changed ? " (CHANGED)" : "");
+    devices[r.name].insert(exp);
+    devices[r.name].insert(imp);
+  }
+  std::ostringstream os;
+  for (const auto& [name, grid] : cells) {
+    const auto& devs = devices[name];
+    if (markdown) {
+      os << "\n#### " << name << "\n\n| exporter \\ importer |";
+      for (const auto& d : devs) os << " GPU " << d << " |";
+      os << "\n| --- |";
+      for (size_t i = 0; i < devs.size(); ++i) os << " --- |";
+      os << "\n";
+    } else {
+      os << "\n" << name << " (rows: exporter GPU, columns: importer GPU)\n" << std::string(12, ' ');
+      for (const auto& d : devs) os << " " << std::left << std::setw(22) << ("GPU " + d);
+      os << "\n";
+    }
+    for (const auto& e : devs) {
+      os << (markdown ? "| GPU " + e + " |" : "  GPU " + std::string(e) + std::string(e.size() < 6 ? 6 - e.size() : 0, ' '));
+      for (const auto& i : devs) {
+        auto it = grid.find({e, i});
+        std::string cell = e == i ? "-" : it == grid.end() ? "not run" : it->second;
+        if (markdown) os << " " << md_cell(cell) << " |";
+        else os << " " << std::left << std::setw(22) << cell;
+      }
+      os << "\n";
+    }
+  }
+  return os.str();
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string table_path, results_dir;
-  std::vector<std::string> binaries;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    std::string flag = argv[i];
-    if (flag == "--table") table_path = argv[i + 1];
-    else if (flag == "--results") results_dir = argv[i + 1];
-    else if (flag == "--binary") binaries.push_back(argv[i + 1]);
-    else {
-      std::fprintf(stderr, "check_expected: unknown option %s\n", flag.c_str());
-      return 2;
-    }
-  }
-  if (table_path.empty() || results_dir.empty() || argc % 2 == 0) {
-    std::fprintf(stderr, "usage: check_expected --table FILE --results DIR [--binary PATH]...\n");
+  Options o;
+  if (!parse_args(argc, argv, &o)) {
+    std::fprintf(stderr,
+                 "usage: check_expected --table FILE --results DIR [--binary PATH]... [--matrix] "
+                 "[--summary-json FILE] [--markdown FILE]\n");
     return 2;
   }
   std::string text;
-  std::vector<ExpectedRow> rows;
-  if (!read_file(table_path, &text)) {
-    std::printf("cannot read %s\n", table_path.c_str());
+  std::vector<ExpectedRow> table;
+  if (!read_file(o.table, &text)) {
+    std::printf("cannot read %s\n", o.table.c_str());
     return 1;
   }
-  Status st = parse_expected_table(text, &rows);
+  Status st = parse_expected_table(text, &table);
   if (!st.ok()) {
     std::printf("%s\n", st.detail.c_str());
     return 1;
@@ -113,9 +228,11 @@ int main(int argc, char** argv) {
 
   int problems = 0;
   std::set<std::string> listed;  // binary.case from --list
-  for (const auto& path : binaries) {
+  std::set<std::string> built;
+  for (const auto& path : o.binaries) {
     std::vector<std::string> cases;
     std::string bin = basename_of(path);
+    built.insert(bin);
     if (!list_cases(path, &cases)) {
       std::printf("TABLE: %s --list failed\n", path.c_str());
       ++problems;
@@ -123,50 +240,74 @@ int main(int argc, char** argv) {
     }
     for (const auto& c : cases) {
       listed.insert(bin + "." + c);
-      if (!std::any_of(rows.begin(), rows.end(), [&](auto& r) { return r.binary == bin && r.case_name == c; })) {
+      if (!std::any_of(table.begin(), table.end(), [&](auto& r) { return r.binary == bin && r.case_name == c; })) {
         std::printf("TABLE: case %s.%s has no row in expected/verdicts.md\n", bin.c_str(), c.c_str());
         ++problems;
       }
     }
   }
 
-  std::printf("%-40s %-9s %-9s %s\n", "case", "expected", "observed", "result");
+  std::vector<Run> runs = read_runs(o.results);
+  std::vector<Row> rows;
   std::set<std::string> seen;
-  int changed = 0, ok = 0, not_run = 0;
-  for (const auto& r : rows) {
-    std::string name = r.binary + "." + r.case_name;
+  for (const auto& run : runs)
+    if (!run.error.empty()) {
+      rows.push_back({run.file, "", "-", "?", "CHANGED", run.error, "", "", true, false});
+    }
+  for (const auto& t : table) {
+    std::string name = t.binary + "." + t.case_name;
     if (!seen.insert(name).second) continue;
-    bool built = std::any_of(binaries.begin(), binaries.end(), [&](auto& b) { return basename_of(b) == r.binary; });
-    if (built && !listed.count(name)) {
-      std::printf("TABLE: row for %s names a case the binary does not have (line %d)\n", name.c_str(), r.line);
+    if (built.count(t.binary) && !listed.count(name)) {
+      std::printf("TABLE: row for %s names a case the binary does not have (line %d)\n", name.c_str(), t.line);
       ++problems;
       continue;
     }
-    Observed o = read_result(results_dir + "/" + name + ".json");
-    if (!o.error.empty()) {
-      std::printf("%-40s %-9s %-9s CHANGED (%s)\n", name.c_str(), "-", "?", o.error.c_str());
-      ++changed;
-      continue;
+    bool any = false;
+    for (const auto& run : runs) {
+      if (!run.error.empty() || run.binary != t.binary || run.case_name != t.case_name) continue;
+      any = true;
+      const ExpectedRow* want = find_expected(table, t.binary, t.case_name, run.facts);
+      Row r{name, run.pair, want ? verdict_name(want->verdict) : "-", verdict_name(run.verdict), "", run.detail,
+            run.metric, want ? want->evidence : "no row matches this node"};
+      if (run.verdict == Verdict::Skip) {
+        r.result = "not run (skipped: " + run.detail + ")";
+        r.not_run = true;
+      } else if (want && want->verdict == run.verdict) {
+        r.result = "OK";
+      } else {
+        r.result = "CHANGED: " + run.detail + " (expected per line " + std::to_string(want ? want->line : 0) + ": " +
+                   r.evidence + ")";
+        r.changed = true;
+      }
+      rows.push_back(r);
     }
-    const ExpectedRow* want = o.ran ? find_expected(rows, r.binary, r.case_name, o.facts) : nullptr;
-    const char* want_name = want ? verdict_name(want->verdict) : "-";
-    if (!o.ran) {
-      std::printf("%-40s %-9s %-9s not run%s\n", name.c_str(), verdict_name(r.verdict), "-",
-                  built ? "" : " (binary not built here)");
-      ++not_run;
-    } else if (o.verdict == Verdict::Skip) {
-      std::printf("%-40s %-9s %-9s not run (skipped: %s)\n", name.c_str(), want_name, "SKIP", o.detail.c_str());
-      ++not_run;
-    } else if (want && want->verdict == o.verdict) {
-      std::printf("%-40s %-9s %-9s OK\n", name.c_str(), want_name, verdict_name(o.verdict));
-      ++ok;
-    } else {
-      std::printf("%-40s %-9s %-9s CHANGED: %s (expected per line %d: %s)\n", name.c_str(), want_name,
-                  verdict_name(o.verdict), o.detail.c_str(), want ? want->line : 0,
-                  want ? want->evidence.c_str() : "no row matches this node");
-      ++changed;
-    }
+    if (!any)
+      rows.push_back({name, "", verdict_name(t.verdict), "-", built.empty() || built.count(t.binary) ? "not run" : "not run (binary not built here)",
+                      "", "", t.evidence, false, true});
+  }
+
+  int ok = 0, changed = 0, not_run = 0;
+  std::printf("%-40s %-6s %-9s %-9s %s\n", "case", "pair", "expected", "observed", "result");
+  for (const auto& r : rows) {
+    std::printf("%-40s %-6s %-9s %-9s %s\n", r.name.c_str(), r.pair.empty() ? "-" : r.pair.c_str(), r.expected.c_str(),
+                r.observed.c_str(), r.result.c_str());
+    ok += !r.changed && !r.not_run;
+    changed += r.changed;
+    not_run += r.not_run;
   }
   std::printf("%d OK, %d CHANGED, %d not run, %d table problems\n", ok, changed, not_run, problems);
+  if (o.matrix) std::fputs(matrices(rows, false).c_str(), stdout);
+  if (!o.summary_json.empty()) std::ofstream(o.summary_json) << json_rows(rows, ok, changed, not_run, problems);
+  if (!o.markdown.empty()) {
+    std::ofstream md(o.markdown);
+    md << "## Verdicts against expected/verdicts.md\n\n" << ok << " OK, " << changed << " CHANGED, " << not_run
+       << " not run, " << problems << " table problems.\n\n| case | pair | expected | observed | result |\n"
+       << "| --- | --- | --- | --- | --- |\n";
+    for (const auto& r : rows)
+      md << "| " << r.name << " | " << (r.pair.empty() ? "-" : r.pair) << " | " << r.expected << " | " << r.observed
+         << " | " << md_cell(r.result) << " |\n";
+    std::string m = matrices(rows, true);
+    if (!m.empty()) md << "\n### Exporter x importer\n" << m;
+  }
   return changed || problems ? 1 : 0;
 }

@@ -1,0 +1,34 @@
+# check_expected as the triage uses it: per-pair results become an exporter x importer matrix, a pair whose verdict
+# differs from expected/ is CHANGED (exit 1), and summary.json and the Markdown report say the same.
+file(REMOVE_RECURSE ${WORK})
+file(MAKE_DIRECTORY ${WORK})
+function(write_run file pair_json verdict detail)
+  file(WRITE ${WORK}/${file}
+    "{\"schema\":\"vmem-repro-run/1\",\"binary\":\"repro_cuda_vmm\",\"backend\":\"cuda\",\"verdict\":\"${verdict}\","
+    "\"environment\":{\"os\":\"test\"},\"options\":{\"ranks\":2,\"devices\":${pair_json},\"device_source\":\"--devices\"},"
+    "\"cases\":[{\"case\":\"read\",\"verdict\":\"${verdict}\",\"detail\":\"${detail}\","
+    "\"metrics\":{\"peer_read_kernel_GBps\":{\"value\":333.5,\"unit\":\"GB/s\"}},\"ranks\":[{\"info\":{}}]}]}\n")
+endfunction()
+write_run(repro_cuda_vmm.read.0-1.json "[0,1]" PASS "read exactly")
+write_run(repro_cuda_vmm.read.1-0.json "[1,0]" FAIL "peer read of rank 0: 12 of 100 words differ")
+execute_process(COMMAND ${CHECK} --table ${TABLE} --results ${WORK} --matrix --summary-json ${WORK}/summary.json
+                        --markdown ${WORK}/report.md
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+message("${out}")
+if(NOT rc EQUAL 1)
+  message(FATAL_ERROR "a pair that differs from expected/ must make check_expected exit 1, got ${rc}")
+endif()
+foreach(want "repro_cuda_vmm.read +0-1 +PASS +PASS +OK" "repro_cuda_vmm.read +1-0 +PASS +FAIL +CHANGED"
+             "GPU 0 +- +PASS 333.5 GB/s" "GPU 1 +FAIL 333.5 GB/s \\(CHANGED\\) +-")
+  if(NOT out MATCHES "${want}")
+    message(FATAL_ERROR "output lacks '${want}'")
+  endif()
+endforeach()
+file(READ ${WORK}/summary.json summary)
+if(NOT summary MATCHES "\"ok\":1,\"changed\":1" OR NOT summary MATCHES "\"pair\":\"1-0\"")
+  message(FATAL_ERROR "summary.json does not count 1 OK and 1 CHANGED: ${summary}")
+endif()
+file(READ ${WORK}/report.md report)
+if(NOT report MATCHES "\\| GPU 1 \\| FAIL 333.5 GB/s \\(CHANGED\\) \\| - \\|")
+  message(FATAL_ERROR "report.md lacks the matrix row: ${report}")
+endif()
