@@ -53,8 +53,14 @@ struct Run {
   std::string file, binary, backend, case_name, pair;  // pair: "0-1" when the run chose its devices (--devices)
   Verdict verdict = Verdict::Harness;
   std::string detail, metric;  // metric: the case's first metric, short
-  Facts facts;
+  Facts facts;                                        // environment, then rank 0's info
+  std::vector<std::map<std::string, std::string>> rank_info;
+  std::vector<std::vector<std::string>> stderr_tails;  // per rank
   std::string error;  // the record could not be read
+
+  std::string command() const {
+    return binary + " --case " + case_name + (pair.empty() ? "" : " --devices " + std::string(pair).replace(pair.find('-'), 1, ","));
+  }
 };
 
 Run read_run(const std::string& dir, const std::string& file) {
@@ -90,12 +96,21 @@ Run read_run(const std::string& dir, const std::string& file) {
   if (const JsonValue* env = run.get("environment"))
     for (const auto& [k, val] : env->obj)
       if (val.type == JsonValue::String) r.facts.emplace(k, val.str);
-  // Conditions read the exporter's facts: rank 0 by the suite's convention.
   const JsonValue* ranks = c.get("ranks");
-  if (ranks && ranks->type == JsonValue::Array && !ranks->arr.empty())
-    if (const JsonValue* info = ranks->arr[0].get("info"))
-      for (const auto& [k, val] : info->obj)
-        if (val.type == JsonValue::String) r.facts.emplace(k, val.str);
+  if (ranks && ranks->type == JsonValue::Array)
+    for (const auto& rank : ranks->arr) {
+      std::map<std::string, std::string> info;
+      if (const JsonValue* in = rank.get("info"))
+        for (const auto& [k, val] : in->obj)
+          if (val.type == JsonValue::String) info.emplace(k, val.str);
+      std::vector<std::string> tail;
+      if (const JsonValue* t = rank.get("stderr_tail"))
+        for (const auto& line : t->arr) tail.push_back(line.str);
+      r.rank_info.push_back(std::move(info));
+      r.stderr_tails.push_back(std::move(tail));
+    }
+  // Conditions read the exporter's facts: rank 0 by the suite's convention.
+  if (!r.rank_info.empty()) r.facts.insert(r.rank_info[0].begin(), r.rank_info[0].end());
   return r;
 }
 
@@ -125,8 +140,54 @@ std::string md_cell(std::string s) {
   return s;
 }
 
+// For a bug report: every run that did not pass (or differs from expected/), with its command and the last stderr
+// lines of each rank - where ROCm's "Memory access fault by GPU node-N ... Reason: ..." appears.
+std::string failures_md(const std::vector<Run>& runs, const std::vector<ExpectedRow>& table) {
+  std::ostringstream os;
+  for (const auto& run : runs) {
+    if (!run.error.empty()) continue;
+    const ExpectedRow* want = find_expected(table, run.binary, run.case_name, run.facts);
+    bool differs = want && want->verdict != run.verdict && run.verdict != Verdict::Skip;
+    if (run.verdict == Verdict::Pass || run.verdict == Verdict::Skip) {
+      if (!differs) continue;
+    }
+    os << "#### " << run.binary << "." << run.case_name << (run.pair.empty() ? "" : " on GPU pair " + run.pair) << ": "
+       << verdict_name(run.verdict) << " (expected " << (want ? verdict_name(want->verdict) : "-") << ")\n\n"
+       << run.detail << "\n\n```\n" << run.command() << "\n```\n";
+    for (size_t r = 0; r < run.stderr_tails.size(); ++r) {
+      if (run.stderr_tails[r].empty()) continue;
+      os << "\nrank " << r << ", last stderr lines:\n\n```\n";
+      for (const auto& line : run.stderr_tails[r]) os << line << "\n";
+      os << "```\n";
+    }
+    os << "\n";
+  }
+  return os.str();
+}
+
+// Every GPU the runs used, once, with what tells nodes apart.
+std::string gpus_md(const std::vector<Run>& runs) {
+  static const char* kKeys[] = {"device_name", "gfx_arch", "agent_name", "compute_capability", "pci_bus_id", "uuid",
+                                "xnack_target", "xnack_enabled", "kfd_hive_id", "pools", "hip_version",
+                                "rocm_install", "amdgpu_driver", "firmware", "cuda_driver_version", "cuda_runtime_version"};
+  std::set<std::string> seen;
+  std::ostringstream os;
+  for (const auto& run : runs)
+    for (const auto& info : run.rank_info) {
+      auto id = info.find("uuid");
+      auto pci = info.find("pci_bus_id");
+      std::string key = id != info.end() ? id->second : pci != info.end() ? pci->second : "";
+      if (key.empty() || !seen.insert(key).second) continue;
+      os << "- GPU " << (info.count("device") ? info.at("device") : "?") << ":";
+      for (const char* k : kKeys)
+        if (auto it = info.find(k); it != info.end()) os << " " << k << "=" << it->second << ";";
+      os << "\n";
+    }
+  return os.str();
+}
+
 struct Options {
-  std::string table, results, summary_json, markdown;
+  std::string table, results, summary_json, markdown, failures, gpus;
   std::vector<std::string> binaries;
   bool matrix = false;
 };
@@ -145,6 +206,8 @@ bool parse_args(int argc, char** argv, Options* o) {
     else if (flag == "--binary") o->binaries.push_back(value);
     else if (flag == "--summary-json") o->summary_json = value;
     else if (flag == "--markdown") o->markdown = value;
+    else if (flag == "--failures-md") o->failures = value;
+    else if (flag == "--gpus-md") o->gpus = value;
     else return false;
   }
   return !o->table.empty() && !o->results.empty();
@@ -187,7 +250,7 @@ std::string matrices(const std::vector<Row>& rows, bool markdown) {
       os << "\n";
     } else {
       os << "\n" << name << " (rows: exporter GPU, columns: importer GPU)\n" << std::string(12, ' ');
-      for (const auto& d : devs) os << " " << std::left << std::setw(22) << ("GPU " + d);
+      for (const auto& d : devs) os << " " << std::left << std::setw(28) << ("GPU " + d);
       os << "\n";
     }
     for (const auto& e : devs) {
@@ -196,7 +259,7 @@ std::string matrices(const std::vector<Row>& rows, bool markdown) {
         auto it = grid.find({e, i});
         std::string cell = e == i ? "-" : it == grid.end() ? "not run" : it->second;
         if (markdown) os << " " << md_cell(cell) << " |";
-        else os << " " << std::left << std::setw(22) << cell;
+        else os << " " << std::left << std::setw(28) << cell;
       }
       os << "\n";
     }
@@ -211,7 +274,7 @@ int main(int argc, char** argv) {
   if (!parse_args(argc, argv, &o)) {
     std::fprintf(stderr,
                  "usage: check_expected --table FILE --results DIR [--binary PATH]... [--matrix] "
-                 "[--summary-json FILE] [--markdown FILE]\n");
+                 "[--summary-json FILE] [--markdown FILE] [--failures-md FILE] [--gpus-md FILE]\n");
     return 2;
   }
   std::string text;
@@ -309,5 +372,7 @@ int main(int argc, char** argv) {
     std::string m = matrices(rows, true);
     if (!m.empty()) md << "\n### Exporter x importer\n" << m;
   }
+  if (!o.failures.empty()) std::ofstream(o.failures) << failures_md(runs, table);
+  if (!o.gpus.empty()) std::ofstream(o.gpus) << gpus_md(runs);
   return changed || problems ? 1 : 0;
 }
