@@ -81,10 +81,10 @@ std::vector<std::pair<std::string, double>> case_phases(const CaseResult& c) {
   std::vector<std::pair<std::string, double>> out;
   if (c.spawn_s() >= 0) out.emplace_back("spawn", c.spawn_s());
   for (const auto& r : c.ranks)
-    for (const auto& [name, secs] : r.record.phases) {
-      auto it = std::find_if(out.begin(), out.end(), [&](auto& p) { return p.first == name; });
-      if (it == out.end()) out.emplace_back(name, secs);
-      else it->second = std::max(it->second, secs);
+    for (const auto& phase : r.record.phases) {  // not a structured binding: clang's C++17 cannot capture one
+      auto it = std::find_if(out.begin(), out.end(), [&](auto& p) { return p.first == phase.first; });
+      if (it == out.end()) out.push_back(phase);
+      else it->second = std::max(it->second, phase.second);
     }
   out.emplace_back("total", c.wall_s());
   return out;
