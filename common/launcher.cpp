@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -60,6 +61,21 @@ size_t format_uint(unsigned v, char* buf) {
   return n;
 }
 
+// Closes every fd that is not the target of a move (async-signal-safe: close, close_range; a bounded close loop
+// where the kernel lacks close_range).
+void close_all_but(const std::vector<std::pair<int, int>>& moves) {
+  bool keep[kCtlFdBase + kMaxRanks] = {};
+  int highest = 0;
+  for (const auto& m : moves) {
+    keep[m.second] = true;
+    highest = std::max(highest, m.second);
+  }
+  for (int fd = 0; fd <= highest; ++fd)
+    if (!keep[fd]) ::close(fd);
+  if (::syscall(SYS_close_range, unsigned(highest + 1), ~0u, 0u) != 0)
+    for (int fd = highest + 1; fd < 65536; ++fd) ::close(fd);
+}
+
 // Between fork and exec: async-signal-safe calls only, and never return into the launcher's code.
 [[noreturn]] void exec_rank(pid_t parent, pid_t pgid, const std::vector<std::pair<int, int>>& moves,
                             const char* exe, char* const* argv, const std::string& exec_fail_head,
@@ -80,6 +96,9 @@ size_t format_uint(unsigned v, char* buf) {
   }
   for (size_t i = 0; i < moves.size(); ++i)
     if (::dup2(parked[i], moves[i].second) < 0) ::_exit(kChildSetupFailed);  // dup2 clears CLOEXEC on the target
+  // Our own fds are all close-on-exec, but the launcher may have inherited open ones from whoever started it: a rank
+  // keeps exactly 0-2, the status fd and its control sockets.
+  close_all_but(moves);
   ::execv(exe, argv);
   char num[16];
   size_t n = format_uint(unsigned(errno), num);

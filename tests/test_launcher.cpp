@@ -105,6 +105,11 @@ TEST(Launcher, RecordThatDisagreesWithExitCodeIsAHarnessError) {
   EXPECT_NE(r.detail.find("exited with code 5 but reported PASS"), std::string::npos) << r.detail;
 }
 
+TEST(Launcher, RanksInheritOnlyTheirOwnFds) {
+  CaseResult r = launch("fd-audit", 4);
+  EXPECT_EQ(r.verdict, Verdict::Pass) << r.detail;
+}
+
 TEST(Launcher, ExecFailureIsAHarnessError) {
   LaunchPlan plan;
   plan.exe = "/nonexistent/vmem-repro";

@@ -6,6 +6,11 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <dirent.h>
 
 namespace vmr_test {
 
@@ -78,6 +83,29 @@ Status exit_mismatch(RankContext& ctx) {
   return Status::pass();
 }
 
+// Nothing of the launcher's leaks into a rank: only stdin/stdout/stderr, the status fd and the control sockets.
+Status fd_audit(RankContext& ctx) {
+  std::set<int> allowed = {0, 1, 2, 3};
+  for (int j = 0; j < ctx.ranks(); ++j)
+    if (j != ctx.rank()) allowed.insert(10 + j);
+  std::vector<std::string> extra;
+  DIR* d = opendir("/proc/self/fd");
+  if (!d) return Status::harness("cannot list /proc/self/fd");
+  int own = dirfd(d);
+  while (dirent* e = readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    int fd = std::atoi(e->d_name);
+    if (fd != own && !allowed.count(fd)) extra.push_back(e->d_name);
+  }
+  closedir(d);
+  if (!extra.empty()) {
+    std::string list;
+    for (const auto& x : extra) list += " " + x;
+    return Status::fail("rank " + std::to_string(ctx.rank()) + " inherited fds:" + list);
+  }
+  return Status::pass("only the expected fds are open");
+}
+
 }  // namespace
 
 const vmr::ReproBinary& rank_cases() {
@@ -91,6 +119,7 @@ const vmr::ReproBinary& rank_cases() {
                                         {"skip-one", "the last rank cannot run", skip_on_last},
                                         {"fail", "rank 0 fails a check", fail_first},
                                         {"mismatch", "record and exit code disagree", exit_mismatch},
+                                        {"fd-audit", "a rank has only the fds it was given", fd_audit},
                                     }};
   return bin;
 }
