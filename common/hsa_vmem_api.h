@@ -14,6 +14,9 @@
 #include "status.h"
 
 #define VMR_HSA_HEADER_HAS_VMEM (HSA_AMD_INTERFACE_VERSION_MAJOR > 1 || HSA_AMD_INTERFACE_VERSION_MINOR >= 4)
+#if defined(VMR_EXPECT_HSA_VMEM_HEADER) && !VMR_HSA_HEADER_HAS_VMEM
+#error "the build check meant to compile against an interface >= 1.4 header got an older one"
+#endif
 
 #if !VMR_HSA_HEADER_HAS_VMEM
 extern "C" {
