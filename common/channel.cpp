@@ -207,4 +207,17 @@ Status Mesh::recv_fds(int peer, size_t count, std::vector<UniqueFd>* fds, std::s
   return Status::pass();
 }
 
+Status Mesh::share_fd(int fd, std::string_view note, const TakeFd& take) {
+  for (int j = 0; j < size(); ++j)
+    if (j != self_) VMR_TRY(send_fds(j, {fd}, note));
+  for (int j = 0; j < size(); ++j) {
+    if (j == self_) continue;
+    std::vector<UniqueFd> fds;
+    std::string their_note;
+    VMR_TRY(recv_fds(j, 1, &fds, &their_note));
+    VMR_TRY(take(j, fds[0].get(), their_note));
+  }
+  return Status::pass();
+}
+
 }  // namespace vmr

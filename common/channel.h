@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,6 +55,11 @@ class Mesh {
   Status all_gather(std::string_view mine, std::vector<std::string>* all);
   Status send_fds(int peer, const std::vector<int>& fds, std::string_view payload = {});
   Status recv_fds(int peer, size_t count, std::vector<UniqueFd>* fds, std::string* payload = nullptr);
+  // The export/import step every reproducer shares: sends `fd` with `note` to every other rank, then receives
+  // each other rank's fd and note in rank order and hands them to `take`. The received fd is closed when `take`
+  // returns (whatever it mapped keeps the memory alive).
+  using TakeFd = std::function<Status(int peer, int fd, const std::string& note)>;
+  Status share_fd(int fd, std::string_view note, const TakeFd& take);
 
  private:
   std::string who(int peer) const { return "rank " + std::to_string(peer); }

@@ -20,6 +20,8 @@ using vmr::Status;
 constexpr int kBlocks = 264;  // enough to fill an H100/H200 or an MI300 twice over
 constexpr int kThreads = kReduceThreads;
 
+inline size_t round_up(size_t n, size_t granule) { return (n + granule - 1) / granule * granule; }
+
 // Checks the launch, then waits for the device; failures name `what` and the runtime's (or driver's) error.
 // Each binary defines it: the CUDA reference synchronises through the driver API so the error reads
 // CUDA_ERROR_ILLEGAL_ADDRESS, the HIP reproducers through hipDeviceSynchronize.

@@ -148,4 +148,13 @@ inline Status import_fd(int fd, Handle* mem) {
   return Status::pass();
 }
 
+// Peer side: the owner's memory imported from its fd and mapped into our VA range (reserved here unless the block
+// already has one, as on re-import), accessible to our device.
+inline Status import_block(int device, int fd, size_t size, Block* b) {
+  VMR_TRY(import_fd(fd, &b->mem));
+  if (!b->range.va) VMR_TRY(reserve(size, &b->range));
+  VMR_TRY(map(b->range.va, size, b->mem, &b->map));
+  return set_access(b->range.va, size, {device});
+}
+
 }  // namespace vmr_hip

@@ -94,8 +94,6 @@ Status granularity(int device, size_t* g) {
   return Status::pass();
 }
 
-size_t round_up(size_t n, size_t g) { return (n + g - 1) / g * g; }
-
 Status create(int device, size_t size, Handle* mem) {
   mem->reset();
   CUmemAllocationProp prop = pinned_fd_prop(device);
@@ -169,15 +167,9 @@ Status import_block(RankContext& ctx, int fd, size_t size, Block* b) {
 // Every rank sends its fd to every other rank and imports every other rank's memory.
 Status exchange(RankContext& ctx, const UniqueFd& own_fd, size_t size, std::vector<Block>* peers) {
   *peers = std::vector<Block>(ctx.ranks());
-  for (int j = 0; j < ctx.ranks(); ++j)
-    if (j != ctx.rank()) VMR_TRY(ctx.mesh().send_fds(j, {own_fd.get()}));
-  for (int j = 0; j < ctx.ranks(); ++j) {
-    if (j == ctx.rank()) continue;
-    std::vector<UniqueFd> fds;
-    VMR_TRY(ctx.mesh().recv_fds(j, 1, &fds));
-    VMR_TRY(import_block(ctx, fds[0].get(), size, &(*peers)[j]));
-  }
-  return Status::pass();
+  return ctx.mesh().share_fd(own_fd.get(), {}, [&](int j, int fd, const std::string&) {
+    return import_block(ctx, fd, size, &(*peers)[j]);
+  });
 }
 
 // --- kernels: the driver names the error (CUDA_ERROR_ILLEGAL_ADDRESS), so synchronise through it ----------------
@@ -507,21 +499,14 @@ Status case_peer_reimport(RankContext& ctx) {
   k_store<<<1, 1>>>(own.ptr(), generation);
   VMR_TRY(finish("k_zero + k_store of the generation"));
   VMR_TRY(export_fd(own.mem, &fd));
-  for (int j = 0; j < ctx.ranks(); ++j)
-    if (j != ctx.rank()) VMR_TRY(ctx.mesh().send_fds(j, {fd.get()}, "generation " + std::to_string(generation)));
-
-  for (int j = 0; j < ctx.ranks(); ++j) {
-    if (j == ctx.rank()) continue;
-    std::vector<UniqueFd> fds;
-    std::string note;
-    VMR_TRY(ctx.mesh().recv_fds(j, 1, &fds, &note));
-    if (note != "generation " + std::to_string(generation))
-      return Status::harness("rank " + std::to_string(j) + " announced '" + note + "'");
+  const std::string announced = "generation " + std::to_string(generation);
+  VMR_TRY(ctx.mesh().share_fd(fd.get(), announced, [&](int j, int peer_fd, const std::string& note) {
+    if (note != announced) return Status::harness("rank " + std::to_string(j) + " announced '" + note + "'");
     peers[j].map.reset();  // the stale mapping: unmap, release, then import the new memory at the same VA
-    VMR_TRY(import_block(ctx, fds[0].get(), g, &peers[j]));
+    VMR_TRY(import_block(ctx, peer_fd, g, &peers[j]));
     // The new mapping must show the owner's stamp: a bounded wait, never a hung GPU.
-    VMR_TRY(wait_for_stamp(peers[j].ptr(), generation, "rank " + std::to_string(j) + "'s"));
-  }
+    return wait_for_stamp(peers[j].ptr(), generation, "rank " + std::to_string(j) + "'s");
+  }));
   VMR_TRY(ctx.mesh().barrier("reimported"));
   ctx.phase_done("exchange");
 

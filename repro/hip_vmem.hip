@@ -44,8 +44,6 @@ constexpr const char* kTypeName = "hipMemAllocationTypePinned (1)";
 vmr::AmdRank amd;
 size_t granule = 0;
 
-size_t round_up(size_t n, size_t g) { return (n + g - 1) / g * g; }
-
 // Owner: memory of kAllocType on our device, mapped, accessible to every rank's device, checked by a write and a
 // read (on ROCm 6.3 a failed hipMemMap can still return hipSuccess), exported as an fd.
 Status allocate_exported(RankContext& ctx, size_t size, Block* b, UniqueFd* fd) {
@@ -59,25 +57,11 @@ Status allocate_exported(RankContext& ctx, size_t size, Block* b, UniqueFd* fd) 
   return vmr_hip::export_fd(b->mem, fd);
 }
 
-// Peer: the owner's memory imported from its fd, mapped into our VA, accessible to our device.
-Status import_block(RankContext& ctx, int fd, size_t size, Block* b) {
-  VMR_TRY(vmr_hip::import_fd(fd, &b->mem));
-  VMR_TRY(vmr_hip::reserve(size, &b->range));
-  VMR_TRY(vmr_hip::map(b->range.va, size, b->mem, &b->map));
-  return vmr_hip::set_access(b->range.va, size, {ctx.device()});
-}
-
 Status exchange(RankContext& ctx, const UniqueFd& own_fd, size_t size, std::vector<Block>* peers) {
   *peers = std::vector<Block>(ctx.ranks());
-  for (int j = 0; j < ctx.ranks(); ++j)
-    if (j != ctx.rank()) VMR_TRY(ctx.mesh().send_fds(j, {own_fd.get()}));
-  for (int j = 0; j < ctx.ranks(); ++j) {
-    if (j == ctx.rank()) continue;
-    std::vector<UniqueFd> fds;
-    VMR_TRY(ctx.mesh().recv_fds(j, 1, &fds));
-    VMR_TRY(import_block(ctx, fds[0].get(), size, &(*peers)[j]));
-  }
-  return Status::pass();
+  return ctx.mesh().share_fd(own_fd.get(), {}, [&](int j, int fd, const std::string&) {
+    return vmr_hip::import_block(ctx.device(), fd, size, &(*peers)[j]);
+  });
 }
 
 Status describe(RankContext& ctx) {

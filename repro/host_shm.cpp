@@ -89,18 +89,12 @@ Status create_owned(size_t size, Mapping* own, UniqueFd* fd) {
 // Every rank exports its fd to every peer, then imports every peer's: reserve, map, grant access.
 Status exchange(RankContext& ctx, int own_fd, size_t size, std::vector<Mapping>* peers) {
   peers->resize(ctx.ranks());
-  for (int j = 0; j < ctx.ranks(); ++j)
-    if (j != ctx.rank()) VMR_TRY(ctx.mesh().send_fds(j, {own_fd}));
-  for (int j = 0; j < ctx.ranks(); ++j) {
-    if (j == ctx.rank()) continue;
-    std::vector<UniqueFd> fds;
-    VMR_TRY(ctx.mesh().recv_fds(j, 1, &fds));
+  return ctx.mesh().share_fd(own_fd, {}, [&](int j, int fd, const std::string&) {
     Mapping& m = (*peers)[j];
     VMR_TRY(m.reserve(size));
-    VMR_TRY(m.map(fds[0].get()));  // the mapping keeps the memory alive; the fd closes here
-    VMR_TRY(m.grant_access());
-  }
-  return Status::pass();
+    VMR_TRY(m.map(fd));  // the mapping keeps the memory alive; the fd closes after this
+    return m.grant_access();
+  });
 }
 
 Status describe_host(RankContext& ctx) {

@@ -110,15 +110,9 @@ Status import_block(RankContext& ctx, int fd, size_t size, Block* b) {
 
 Status exchange(RankContext& ctx, const UniqueFd& own_fd, size_t size, std::vector<Block>* peers) {
   *peers = std::vector<Block>(ctx.ranks());
-  for (int j = 0; j < ctx.ranks(); ++j)
-    if (j != ctx.rank()) VMR_TRY(ctx.mesh().send_fds(j, {own_fd.get()}));
-  for (int j = 0; j < ctx.ranks(); ++j) {
-    if (j == ctx.rank()) continue;
-    std::vector<UniqueFd> fds;
-    VMR_TRY(ctx.mesh().recv_fds(j, 1, &fds));
-    VMR_TRY(import_block(ctx, fds[0].get(), size, &(*peers)[j]));
-  }
-  return Status::pass();
+  return ctx.mesh().share_fd(own_fd.get(), {}, [&](int j, int fd, const std::string&) {
+    return import_block(ctx, fd, size, &(*peers)[j]);
+  });
 }
 
 // The pool a case allocates from; every rank must have it, else all SKIP with the reason.
@@ -138,8 +132,6 @@ Status choose_pool(RankContext& ctx, Grain grain, vmr::PoolInfo* pool) {
   *pool = *chosen;
   return Status::pass();
 }
-
-size_t round_up(size_t n, size_t g) { return (n + g - 1) / g * g; }
 
 Status describe(RankContext& ctx) {
   VMR_TRY(vmr::describe_amd_rank(ctx, &amd));

@@ -135,17 +135,9 @@ Status case_peer_reimport(RankContext& ctx) {
   UniqueFd fd;
   VMR_TRY(vmr_hip::export_fd(own.mem, &fd));
   std::vector<vmr_hip::Block> peers(ctx.ranks());
-  for (int j = 0; j < ctx.ranks(); ++j)
-    if (j != ctx.rank()) VMR_TRY(ctx.mesh().send_fds(j, {fd.get()}, "generation 1"));
-  for (int j = 0; j < ctx.ranks(); ++j) {
-    if (j == ctx.rank()) continue;
-    std::vector<UniqueFd> fds;
-    VMR_TRY(ctx.mesh().recv_fds(j, 1, &fds));
-    VMR_TRY(vmr_hip::import_fd(fds[0].get(), &peers[j].mem));
-    VMR_TRY(vmr_hip::reserve(g, &peers[j].range));
-    VMR_TRY(vmr_hip::map(peers[j].range.va, g, peers[j].mem, &peers[j].map));
-    VMR_TRY(vmr_hip::set_access(peers[j].range.va, g, {ctx.device()}));
-  }
+  VMR_TRY(ctx.mesh().share_fd(fd.get(), "generation 1", [&](int j, int peer_fd, const std::string&) {
+    return vmr_hip::import_block(ctx.device(), peer_fd, g, &peers[j]);
+  }));
   VMR_TRY(ctx.mesh().barrier("generation-1"));
   ctx.phase_done("setup");
 
@@ -160,22 +152,13 @@ Status case_peer_reimport(RankContext& ctx) {
   k_store<<<1, 1>>>(own.ptr(), generation);
   VMR_TRY(finish("k_zero + k_store of the generation"));
   VMR_TRY(vmr_hip::export_fd(own.mem, &fd));
-  for (int j = 0; j < ctx.ranks(); ++j)
-    if (j != ctx.rank()) VMR_TRY(ctx.mesh().send_fds(j, {fd.get()}, "generation " + std::to_string(generation)));
-
-  for (int j = 0; j < ctx.ranks(); ++j) {
-    if (j == ctx.rank()) continue;
-    std::vector<UniqueFd> fds;
-    std::string note;
-    VMR_TRY(ctx.mesh().recv_fds(j, 1, &fds, &note));
-    if (note != "generation " + std::to_string(generation))
-      return Status::harness("rank " + std::to_string(j) + " announced '" + note + "'");
+  const std::string announced = "generation " + std::to_string(generation);
+  VMR_TRY(ctx.mesh().share_fd(fd.get(), announced, [&](int j, int peer_fd, const std::string& note) {
+    if (note != announced) return Status::harness("rank " + std::to_string(j) + " announced '" + note + "'");
     peers[j].map.reset();  // the stale mapping goes; the VA range stays ours
-    VMR_TRY(vmr_hip::import_fd(fds[0].get(), &peers[j].mem));
-    VMR_TRY(vmr_hip::map(peers[j].range.va, g, peers[j].mem, &peers[j].map));
-    VMR_TRY(vmr_hip::set_access(peers[j].range.va, g, {ctx.device()}));
-    VMR_TRY(wait_for_stamp(peers[j].ptr(), generation, "rank " + std::to_string(j) + "'s"));
-  }
+    VMR_TRY(vmr_hip::import_block(ctx.device(), peer_fd, g, &peers[j]));
+    return wait_for_stamp(peers[j].ptr(), generation, "rank " + std::to_string(j) + "'s");
+  }));
   VMR_TRY(ctx.mesh().barrier("reimported"));
   ctx.phase_done("exchange");
 

@@ -148,3 +148,34 @@ TEST(Mesh, MismatchedBarrierIsAProtocolError) {
   EXPECT_EQ(s0.verdict, Verdict::Harness);
   EXPECT_NE(s0.detail.find("beta"), std::string::npos) << s0.detail;
 }
+
+TEST(Mesh, ShareFdGivesEveryRankEveryOtherRanksFdAndNote) {
+  const int n = 3;
+  std::vector<std::vector<UniqueFd>> ends(n);
+  for (auto& row : ends) row.resize(n);
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j) ASSERT_TRUE(make_socket_pair(&ends[i][j], &ends[j][i]).ok());
+  std::vector<UniqueFd> files;
+  for (int i = 0; i < n; ++i) files.push_back(temp_file());
+  std::vector<std::vector<std::string>> seen(n);
+  std::vector<Status> results(n);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < n; ++i)
+    threads.emplace_back([&, i] {
+      Mesh mesh(i, std::move(ends[i]), Deadline::after_ms(5000));
+      results[i] = mesh.share_fd(files[i].get(), "from " + std::to_string(i),
+                                 [&](int peer, int fd, const std::string& note) {
+                                   bool same = same_file(fd, files[peer].get());
+                                   seen[i].push_back(std::to_string(peer) + ":" + note + (same ? ":same" : ":other"));
+                                   return Status::pass();
+                                 });
+    });
+  for (auto& t : threads) t.join();
+  for (int i = 0; i < n; ++i) {
+    ASSERT_TRUE(results[i].ok()) << results[i].detail;
+    std::vector<std::string> want;
+    for (int j = 0; j < n; ++j)
+      if (j != i) want.push_back(std::to_string(j) + ":from " + std::to_string(j) + ":same");
+    EXPECT_EQ(seen[i], want);
+  }
+}
