@@ -14,176 +14,42 @@
 #include <string>
 #include <vector>
 
-#include "cuda_driver.h"
-#include "gpu_host.h"
-#include "repro.h"
-#include "text.h"
+#include "cuda/cuda_driver.h"
+#include "cuda/cuda_vmem.h"
+#include "gpu/gpu_host.h"
+#include "harness/harness.h"
 
 namespace {
 
 using vmr::RankContext;
 using vmr::Status;
 using vmr::UniqueFd;
-using vmr_gpu::kBlocks;
-using vmr_gpu::kThreads;
-using vmr_gpu::u64;
 using namespace vmr_gpu;  // the shared kernels and host helpers: k_*, read_words, verify_pattern, ...
+using vmr_cuda::Block;
+using vmr_cuda::drv;
+using vmr_cuda::Handle;
+using vmr_cuda::Mapping;
+using vmr_cuda::Reservation;
 
-vmr::CudaDriver drv;           // one rank per process: the table is this rank's
-std::vector<int> rank_devices;  // the device of every rank, gathered before any case
+// What describe() learns once per rank and every case uses.
+struct RankState {
+  size_t granule = 0;  // cuMemGetAllocationGranularity, minimum
+} rank_state;
 
-
-// --- VMem building blocks: one driver call each, and the owner of what it creates -----------------------------
-
-struct Handle {  // physical memory (created or imported)
-  CUmemGenericAllocationHandle h = 0;
-  Handle() = default;
-  Handle(const Handle&) = delete;
-  Handle& operator=(const Handle&) = delete;
-  ~Handle() { reset(); }
-  void reset() {
-    if (h) drv.cuMemRelease(h);
-    h = 0;
-  }
-};
-
-struct Reservation {  // a VA range
-  CUdeviceptr va = 0;
-  size_t size = 0;
-  Reservation() = default;
-  Reservation(const Reservation&) = delete;
-  Reservation& operator=(const Reservation&) = delete;
-  ~Reservation() {
-    if (va) drv.cuMemAddressFree(va, size);
-  }
-};
-
-struct Mapping {  // physical memory mapped at a VA
-  CUdeviceptr va = 0;
-  size_t size = 0;
-  Mapping() = default;
-  Mapping(const Mapping&) = delete;
-  Mapping& operator=(const Mapping&) = delete;
-  ~Mapping() { reset(); }
-  void reset() {
-    if (va) drv.cuMemUnmap(va, size);
-    va = 0;
-  }
-};
-
-// Members in this order so that destruction unmaps, then releases, then frees the VA.
-struct Block {
-  Reservation range;
-  Handle mem;
-  Mapping map;
-  u64* ptr() const { return reinterpret_cast<u64*>(range.va); }
-};
-
-CUmemAllocationProp pinned_fd_prop(int device) {
-  CUmemAllocationProp prop{};
-  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  prop.location.id = device;
-  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
-  return prop;
-}
-
-Status granularity(int device, size_t* g) {
-  CUmemAllocationProp prop = pinned_fd_prop(device);
-  CU_TRY(drv, cuMemGetAllocationGranularity(g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
-  return Status::pass();
-}
-
-Status create(int device, size_t size, Handle* mem) {
-  mem->reset();
-  CUmemAllocationProp prop = pinned_fd_prop(device);
-  CU_TRY(drv, cuMemCreate(&mem->h, size, &prop, 0));
-  return Status::pass();
-}
-
-Status reserve(size_t size, Reservation* r) {
-  CU_TRY(drv, cuMemAddressReserve(&r->va, size, 0, 0, 0));
-  r->size = size;
-  return Status::pass();
-}
-
-Status map(CUdeviceptr va, size_t size, const Handle& mem, Mapping* m) {
-  CU_TRY(drv, cuMemMap(va, size, 0, mem.h, 0));
-  m->va = va;
-  m->size = size;
-  return Status::pass();
-}
-
-// Read-write access for each device in `devices` on [va, va + size).
-Status set_access(CUdeviceptr va, size_t size, const std::vector<int>& devices) {
-  std::vector<CUmemAccessDesc> desc;
-  for (int d : devices) {
-    bool listed = std::any_of(desc.begin(), desc.end(), [&](const CUmemAccessDesc& x) { return x.location.id == d; });
-    if (listed) continue;
-    CUmemAccessDesc a{};
-    a.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-    a.location.id = d;
-    a.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-    desc.push_back(a);
-  }
-  CU_TRY(drv, cuMemSetAccess(va, size, desc.data(), desc.size()));
-  return Status::pass();
-}
-
-Status export_fd(const Handle& mem, UniqueFd* fd) {
-  int raw = -1;
-  CU_TRY(drv, cuMemExportToShareableHandle(&raw, mem.h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
-  fd->reset(raw);
-  return Status::pass();
-}
-
-Status import_fd(int fd, Handle* mem) {
-  mem->reset();
-  // CUDA takes the fd by value, cast to a pointer.
-  CU_TRY(drv, cuMemImportFromShareableHandle(&mem->h, reinterpret_cast<void*>(uintptr_t(fd)),
-                                             CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
-  return Status::pass();
-}
-
-// --- the two halves of the shared-memory story ------------------------------------------------------------------
-
-// Owner: memory on this rank's device, mapped, accessible to every rank's device, exported as a dma-buf style fd.
+// Owner: memory on this rank's device, mapped, accessible to every rank's device, exported as a POSIX fd.
 Status allocate_exported(RankContext& ctx, size_t size, Block* b, UniqueFd* fd) {
-  VMR_TRY(create(ctx.device(), size, &b->mem));
-  VMR_TRY(reserve(size, &b->range));
-  VMR_TRY(map(b->range.va, size, b->mem, &b->map));
-  VMR_TRY(set_access(b->range.va, size, rank_devices));
-  return export_fd(b->mem, fd);
-}
-
-// Peer: the owner's memory imported from its fd, mapped into a VA range of our own, accessible to our device.
-Status import_block(RankContext& ctx, int fd, size_t size, Block* b) {
-  VMR_TRY(import_fd(fd, &b->mem));
-  if (!b->range.va) VMR_TRY(reserve(size, &b->range));
-  VMR_TRY(map(b->range.va, size, b->mem, &b->map));
-  return set_access(b->range.va, size, {ctx.device()});
+  VMR_TRY(vmr_cuda::create(ctx.device(), size, &b->mem));
+  VMR_TRY(vmr_cuda::reserve(size, &b->range));
+  VMR_TRY(vmr_cuda::map(b->range.va, size, b->mem, &b->map));
+  VMR_TRY(vmr_cuda::set_access(b->range.va, size, ctx.devices()));
+  return vmr_cuda::export_fd(b->mem, fd);
 }
 
 // Every rank sends its fd to every other rank and imports every other rank's memory.
 Status exchange(RankContext& ctx, const UniqueFd& own_fd, size_t size, std::vector<Block>* peers) {
-  *peers = std::vector<Block>(ctx.ranks());
-  return ctx.mesh().share_fd(own_fd.get(), {}, [&](int j, int fd, const std::string&) {
-    return import_block(ctx, fd, size, &(*peers)[j]);
-  });
+  return import_from_peers(ctx, own_fd.get(), peers,
+                           [&](int fd, Block* b) { return vmr_cuda::import_block(ctx.device(), fd, size, b); });
 }
-
-// --- kernels: the driver names the error (CUDA_ERROR_ILLEGAL_ADDRESS), so synchronise through it ----------------
-
-}  // namespace
-
-Status vmr_gpu::finish(const char* what) {
-  cudaError_t launch = cudaGetLastError();
-  if (launch != cudaSuccess) return Status::fail(gpu_error(what, launch));
-  CUresult r = drv.cuCtxSynchronize();
-  return r == CUDA_SUCCESS ? Status::pass() : Status::fail(drv.error((std::string("cuCtxSynchronize after ") + what).c_str(), r));
-}
-
-namespace {
 
 // --- what every case needs: the driver, the device, VMM and P2P support ------------------------------------------
 
@@ -195,42 +61,28 @@ std::string uuid_text(const CUuuid& u) {
   return buf;
 }
 
-Status device_attribute(CUdevice dev, CUdevice_attribute attr, const char* name, int* value) {
-  CUresult r = drv.cuDeviceGetAttribute(value, attr, dev);
-  return r == CUDA_SUCCESS ? Status::pass() : Status::fail(drv.error((std::string("cuDeviceGetAttribute(") + name + ")").c_str(), r));
-}
-
-Status describe_cuda(RankContext& ctx) {
-  VMR_TRY(vmr::load_cuda_driver(&drv));
+Status describe(RankContext& ctx) {
+  VMR_TRY(vmr_cuda::load_driver());
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess) return Status::skip(gpu_error("cudaGetDeviceCount", e));
-  std::vector<std::string> devs;
-  VMR_TRY(ctx.mesh().all_gather(std::to_string(ctx.device()), &devs));
-  rank_devices.clear();
-  for (const auto& d : devs) rank_devices.push_back(std::stoi(d));
-  int highest = *std::max_element(rank_devices.begin(), rank_devices.end());
-  if (highest >= count)
-    return Status::skip("not enough GPUs: " + std::to_string(ctx.ranks()) + " ranks want device " +
-                        std::to_string(highest) + " but " + std::to_string(count) + " CUDA device(s) are visible");
-  if ((e = cudaSetDevice(ctx.device())) != cudaSuccess) return Status::fail(gpu_error("cudaSetDevice", e));
-  if ((e = cudaFree(nullptr)) != cudaSuccess)  // makes the primary context current for the driver calls
-    return Status::fail(gpu_error("cudaFree(0) creating the primary context", e));
+  VMR_TRY(ctx.require_devices(count, "CUDA"));
+  VMR_GPU_TRY(cudaSetDevice, ctx.device());
+  VMR_GPU_TRY(cudaFree, nullptr);  // makes the primary context current for the driver calls
 
   int runtime = 0, driver = 0;
-  cudaRuntimeGetVersion(&runtime);
-  drv.cuDriverGetVersion(&driver);
+  VMR_GPU_TRY(cudaRuntimeGetVersion, &runtime);
+  VMR_CU_TRY(drv.cuDriverGetVersion, &driver);
   ctx.info("cuda_runtime_version", std::to_string(runtime));
   ctx.info("cuda_driver_version", std::to_string(driver));
   CUdevice dev;
-  CU_TRY(drv, cuDeviceGet(&dev, ctx.device()));
+  VMR_CU_TRY(drv.cuDeviceGet, &dev, ctx.device());
   cudaDeviceProp prop{};
-  if ((e = cudaGetDeviceProperties(&prop, ctx.device())) != cudaSuccess)
-    return Status::fail(gpu_error("cudaGetDeviceProperties", e));
+  VMR_GPU_TRY(cudaGetDeviceProperties, &prop, ctx.device());
   char bus[32] = {};
-  cudaDeviceGetPCIBusId(bus, sizeof bus, ctx.device());
+  VMR_GPU_TRY(cudaDeviceGetPCIBusId, bus, int(sizeof bus), ctx.device());
   CUuuid uuid{};
-  CU_TRY(drv, cuDeviceGetUuid(&uuid, dev));
+  VMR_CU_TRY(drv.cuDeviceGetUuid, &uuid, dev);
   ctx.info("device", std::to_string(ctx.device()));
   ctx.info("device_name", prop.name);
   ctx.info("compute_capability", std::to_string(prop.major) + "." + std::to_string(prop.minor));
@@ -238,29 +90,30 @@ Status describe_cuda(RankContext& ctx) {
   ctx.info("uuid", uuid_text(uuid));
 
   int vmm = 0, posix_fd = 0;
-  VMR_TRY(device_attribute(dev, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, "VMM", &vmm));
-  VMR_TRY(device_attribute(dev, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED, "POSIX fd", &posix_fd));
-  if (!vmm) return Status::skip("device " + std::to_string(ctx.device()) + ": CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED is 0");
+  VMR_CU_TRY(drv.cuDeviceGetAttribute, &vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, dev);
+  VMR_CU_TRY(drv.cuDeviceGetAttribute, &posix_fd, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED, dev);
+  if (!vmm)
+    return Status::skip("device " + std::to_string(ctx.device()) +
+                        ": CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED is 0");
   if (!posix_fd)
     return Status::skip("device " + std::to_string(ctx.device()) +
                         ": CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED is 0");
-  size_t g = 0;
-  VMR_TRY(granularity(ctx.device(), &g));
-  ctx.info("vmm_granularity", std::to_string(g));
+  VMR_TRY(vmr_cuda::granularity(ctx.device(), &rank_state.granule));
+  ctx.info("vmm_granularity", std::to_string(rank_state.granule));
 
   // Each pair this rank touches, both ways: access, native atomics, performance rank.
   for (int j = 0; j < ctx.ranks(); ++j) {
-    int peer = rank_devices[j];
+    int peer = ctx.devices()[j];
     if (j == ctx.rank() || peer == ctx.device()) continue;
     CUdevice pdev;
-    CU_TRY(drv, cuDeviceGet(&pdev, peer));
+    VMR_CU_TRY(drv.cuDeviceGet, &pdev, peer);
     std::vector<std::string> facts;
     for (auto [from, to] : {std::pair{dev, pdev}, std::pair{pdev, dev}}) {
       int can = 0, access = 0, atomics = 0, perf = 0;
-      CU_TRY(drv, cuDeviceCanAccessPeer(&can, from, to));
-      CU_TRY(drv, cuDeviceGetP2PAttribute(&access, CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, from, to));
-      CU_TRY(drv, cuDeviceGetP2PAttribute(&atomics, CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED, from, to));
-      CU_TRY(drv, cuDeviceGetP2PAttribute(&perf, CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK, from, to));
+      VMR_CU_TRY(drv.cuDeviceCanAccessPeer, &can, from, to);
+      VMR_CU_TRY(drv.cuDeviceGetP2PAttribute, &access, CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, from, to);
+      VMR_CU_TRY(drv.cuDeviceGetP2PAttribute, &atomics, CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED, from, to);
+      VMR_CU_TRY(drv.cuDeviceGetP2PAttribute, &perf, CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK, from, to);
       std::string pair = std::to_string(int(from)) + "->" + std::to_string(int(to));
       facts.push_back(pair + " access=" + std::to_string(access) + " native_atomics=" + std::to_string(atomics) +
                       " perf_rank=" + std::to_string(perf));
@@ -272,14 +125,12 @@ Status describe_cuda(RankContext& ctx) {
   return Status::pass();
 }
 
-// --- cases ---------------------------------------------------------------------------------------------------------
+// --- cases -----------------------------------------------------------------------------------------------------
 
 constexpr size_t kReadBytes = size_t(256) << 20;
 
 Status case_read(RankContext& ctx) {
-  size_t g = 0;
-  VMR_TRY(granularity(ctx.device(), &g));
-  const size_t size = round_up(kReadBytes, g), n = size / sizeof(u64);
+  const size_t size = round_up(kReadBytes, rank_state.granule), n = size / sizeof(u64);
   Block own;
   UniqueFd fd;
   VMR_TRY(allocate_exported(ctx, size, &own, &fd));
@@ -293,9 +144,7 @@ Status case_read(RankContext& ctx) {
   VMR_TRY(exchange(ctx, fd, size, &peers));
   ctx.phase_done("exchange");
 
-  std::vector<const u64*> peer_ptrs;
-  for (const auto& b : peers) peer_ptrs.push_back(b.ptr());
-  VMR_TRY(verify_peer_reads(ctx, peer_ptrs, n, own_sum));
+  VMR_TRY(verify_peer_reads(ctx, words_of(peers), n, own_sum));
   ctx.phase_done("verify");
 
   // Bandwidth of reading the next rank's memory: a kernel (best of a few grid sizes), and the copy engine
@@ -307,23 +156,29 @@ Status case_read(RankContext& ctx) {
   VMR_TRY(cell.alloc(1));
   const CUdeviceptr src = peers[next].range.va;
   int sms = 0;
-  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, ctx.device());
+  VMR_GPU_TRY(cudaDeviceGetAttribute, &sms, cudaDevAttrMultiProcessorCount, ctx.device());
   double kernel_s = 1e30, copy_s = 0;
   int best_blocks = 0;
   for (int turn = 0; turn < ctx.ranks(); ++turn) {
     if (turn == ctx.rank()) {
       for (int per_sm : {1, 2, 4, 8}) {
         double t = 0;
-        VMR_TRY(time_best(5, [&] {
-          k_checksum<<<sms * per_sm, kThreads>>>(reinterpret_cast<const ulonglong2*>(src), size / 16, cell.p);
-          return Status::pass();
-        }, &t));
+        VMR_TRY(time_best(
+            5,
+            [&] {
+              k_checksum<<<sms * per_sm, kThreads>>>(reinterpret_cast<const ulonglong2*>(src), size / 16, cell.p);
+              return Status::pass();
+            },
+            &t));
         if (t < kernel_s) kernel_s = t, best_blocks = sms * per_sm;
       }
-      VMR_TRY(time_best(5, [&] {
-        CU_TRY(drv, cuMemcpyDtoD(reinterpret_cast<CUdeviceptr>(local.p), src, size));
-        return Status::pass();
-      }, &copy_s));
+      VMR_TRY(time_best(
+          5,
+          [&] {
+            VMR_CU_TRY(drv.cuMemcpyDtoD, reinterpret_cast<CUdeviceptr>(local.p), src, size);
+            return Status::pass();
+          },
+          &copy_s));
     }
     VMR_TRY(ctx.mesh().barrier("bandwidth-turn-" + std::to_string(turn)));
   }
@@ -333,40 +188,28 @@ Status case_read(RankContext& ctx) {
   ctx.metric("peer_read_kernel_GBps", size / kernel_s / 1e9, "GB/s");
   ctx.metric("peer_read_copy_GBps", size / copy_s / 1e9, "GB/s");
   ctx.metric("kernel_over_copy_bandwidth", copy_s / kernel_s, "ratio");
-  return Status::pass(std::to_string(size >> 20) + " MiB of every rank read exactly by every peer (pattern and checksum)");
+  return Status::pass(std::to_string(size >> 20) +
+                      " MiB of every rank read exactly by every peer (pattern and checksum)");
 }
 
-// Counters per rank, and the adds every peer makes into them.
-constexpr u64 kCounters = 1024;
-constexpr u64 kAddsPerThread = 64;
-
 Status case_atomics(RankContext& ctx) {
-  size_t g = 0;
-  VMR_TRY(granularity(ctx.device(), &g));
-  const size_t size = round_up(kCounters * sizeof(u64), g);
+  AtomicsRound sys, dev;
+  const size_t size = round_up(sys.counters * sizeof(u64), rank_state.granule);
   Block own;
   UniqueFd fd;
   VMR_TRY(allocate_exported(ctx, size, &own, &fd));
   ctx.phase_done("setup");
   std::vector<Block> peers;
   VMR_TRY(exchange(ctx, fd, size, &peers));
-  std::vector<u64*> peer_ptrs;
-  for (const auto& b : peers) peer_ptrs.push_back(b.ptr());
   ctx.phase_done("exchange");
 
   // System scope drives the verdict.
-  AtomicsRound sys;
-  VMR_TRY(remote_atomics_round(ctx, own.ptr(), peer_ptrs, true, "system", &sys));
+  VMR_TRY(remote_atomics_round(ctx, own.ptr(), words_of(peers), true, "system", &sys));
   ctx.phase_done("run");
   if (!sys.mismatch.empty()) return Status::fail("system-scope atomics: " + sys.mismatch);
-  double slowest = 0;
-  VMR_TRY(ctx.max_over_ranks(sys.secs, &slowest));
-  const double adds = double(ctx.ranks()) * (ctx.ranks() - 1) * kBlocks * kThreads * sys.adds_per_thread;
-  ctx.metric("remote_system_atomics_per_s", adds / slowest, "ops/s");
 
   // Device scope: information only (over NVLink with native P2P atomics it is expected exact too).
-  AtomicsRound dev;
-  VMR_TRY(remote_atomics_round(ctx, own.ptr(), peer_ptrs, false, "device", &dev));
+  VMR_TRY(remote_atomics_round(ctx, own.ptr(), words_of(peers), false, "device", &dev));
   ctx.info("device_scope_atomics", dev.mismatch.empty() ? "exact" : "not exact: " + dev.mismatch);
   ctx.phase_done("verify");
   VMR_TRY(ctx.mesh().barrier("atomics-done"));
@@ -376,134 +219,122 @@ Status case_atomics(RankContext& ctx) {
                       " adds / counters); device scope " + (dev.mismatch.empty() ? "exact" : "NOT exact"));
 }
 
-// --- the power-of-two allocator's VA life cycle --------------------------------------------------------------------
+// --- the power-of-two allocator's VA life cycle (line for line as repro/pow2_remap.hip) ----------------------------
 
-constexpr int kPow2Blocks = 4;  // one reservation, blocks of one granule each
-
-// Free block `b` and reuse it the way that works on ROCm: unmap + release the old memory, create + map new memory at
-// the same VA, then set access from the BASE over the cumulative mapped size.
-Status renew_block(RankContext& ctx, const Reservation& range, size_t g, int b, Handle* mem, Mapping* m) {
-  m->reset();
-  mem->reset();
-  VMR_TRY(create(ctx.device(), g, mem));
-  VMR_TRY(map(range.va + b * g, g, *mem, m));
-  return set_access(range.va, range.size, {ctx.device()});
-}
+constexpr int kPow2Blocks = 4;
 
 Status case_remap(RankContext& ctx) {
-  size_t g = 0;
-  VMR_TRY(granularity(ctx.device(), &g));
+  const size_t g = rank_state.granule;  // one block: the allocation granularity
   Reservation range;
-  VMR_TRY(reserve(kPow2Blocks * g, &range));
+  VMR_TRY(vmr_cuda::reserve(kPow2Blocks * g, &range));
   Handle mem[kPow2Blocks];
   Mapping maps[kPow2Blocks];
   for (int b = 0; b < kPow2Blocks; ++b) {
-    VMR_TRY(create(ctx.device(), g, &mem[b]));
-    VMR_TRY(map(range.va + b * g, g, mem[b], &maps[b]));
-    VMR_TRY(set_access(range.va, (b + 1) * g, {ctx.device()}));  // base VA, cumulative size
+    VMR_TRY(vmr_cuda::create(ctx.device(), g, &mem[b]));
+    VMR_TRY(vmr_cuda::map(range.at(b * g), g, mem[b], &maps[b]));
+    VMR_TRY(vmr_cuda::set_access(range.va, (b + 1) * g, {ctx.device()}));  // base VA, cumulative size
+    VMR_TRY(write_and_check(words_at(range, b * g), g, b, "block " + std::to_string(b)));
   }
-  const size_t words = g / sizeof(u64);
-  auto block_ptr = [&](int b) { return reinterpret_cast<u64*>(range.va + b * g); };
-  for (int b = 0; b < kPow2Blocks; ++b) k_fill_pattern<<<kBlocks, kThreads>>>(block_ptr(b), words, u64(b));
-  VMR_TRY(finish("k_fill_pattern"));
   ctx.phase_done("setup");
 
   const int reused = 2;
-  VMR_TRY(renew_block(ctx, range, g, reused, &mem[reused], &maps[reused]));
-  k_fill_pattern<<<kBlocks, kThreads>>>(block_ptr(reused), words, u64(100 + ctx.rank()));
-  VMR_TRY(finish("k_fill_pattern after remap"));
+  maps[reused].reset();
+  mem[reused].reset();
+  VMR_TRY(vmr_cuda::create(ctx.device(), g, &mem[reused]));
+  VMR_TRY(vmr_cuda::map(range.at(reused * g), g, mem[reused], &maps[reused]));
+  VMR_TRY(vmr_cuda::set_access(range.va, range.size, {ctx.device()}));
   ctx.phase_done("run");
-
-  VMR_TRY(verify_pattern(block_ptr(reused), words, 100 + ctx.rank(), "remapped block"));
+  VMR_TRY(write_and_check(words_at(range, reused * g), g, 100 + ctx.rank(), "remapped block"));
   for (int b = 0; b < kPow2Blocks; ++b)
-    if (b != reused) VMR_TRY(verify_pattern(block_ptr(b), words, b, "untouched block " + std::to_string(b)));
+    if (b != reused)
+      VMR_TRY(verify_pattern(words_at(range, b * g), g / sizeof(u64), b, "untouched block " + std::to_string(b)));
   ctx.phase_done("verify");
-  return Status::pass("block 2 of 4 remapped at the same VA (unmap, release, create, map, set access from base); "
-                      "new data exact, other blocks intact");
+  return Status::pass(
+      "block 2 of 4 renewed at the same VA (unmap, release, create, map, cuMemSetAccess from the "
+      "base over the cumulative size); new data exact, other blocks intact");
 }
 
 Status case_set_access_subrange(RankContext& ctx) {
-  size_t g = 0;
-  VMR_TRY(granularity(ctx.device(), &g));
+  const size_t g = rank_state.granule;
   Reservation range;
-  VMR_TRY(reserve(2 * g, &range));
+  VMR_TRY(vmr_cuda::reserve(2 * g, &range));
   Handle mem[2];
   Mapping maps[2];
-  VMR_TRY(create(ctx.device(), g, &mem[0]));
-  VMR_TRY(map(range.va, g, mem[0], &maps[0]));
-  VMR_TRY(set_access(range.va, g, {ctx.device()}));
-  VMR_TRY(create(ctx.device(), g, &mem[1]));
-  VMR_TRY(map(range.va + g, g, mem[1], &maps[1]));
+  VMR_TRY(vmr_cuda::create(ctx.device(), g, &mem[0]));
+  VMR_TRY(vmr_cuda::map(range.va, g, mem[0], &maps[0]));
+  VMR_TRY(vmr_cuda::set_access(range.va, g, {ctx.device()}));
+  VMR_TRY(vmr_cuda::create(ctx.device(), g, &mem[1]));
+  VMR_TRY(vmr_cuda::map(range.at(g), g, mem[1], &maps[1]));
   ctx.phase_done("setup");
   // The call ROCm 7.x rejects with hipErrorInvalidValue (rocm-systems#2667): access on a block not at the base.
-  VMR_TRY(set_access(range.va + g, g, {ctx.device()}));
-  auto* second = reinterpret_cast<u64*>(range.va + g);
-  k_fill_pattern<<<kBlocks, kThreads>>>(second, g / sizeof(u64), 7);
-  VMR_TRY(finish("k_fill_pattern on the sub-range"));
+  Status subrange = vmr_cuda::set_access(range.at(g), g, {ctx.device()});
+  if (!subrange.ok())
+    return Status::fail("cuMemSetAccess(base + granule, granule) on the reservation's second block: " +
+                        subrange.detail);
   ctx.phase_done("run");
-  VMR_TRY(verify_pattern(second, g / sizeof(u64), 7, "sub-range block"));
+  VMR_TRY(write_and_check(words_at(range, g), g, 7, "the sub-range block"));
   ctx.phase_done("verify");
   return Status::pass("cuMemSetAccess(base + granule, granule) accepted; the block reads back exactly");
 }
 
 Status case_set_access_hole(RankContext& ctx) {
-  size_t g = 0;
-  VMR_TRY(granularity(ctx.device(), &g));
+  const size_t g = rank_state.granule;
   Reservation range;
-  VMR_TRY(reserve(3 * g, &range));
+  VMR_TRY(vmr_cuda::reserve(3 * g, &range));
   Handle mem[2];
   Mapping maps[2];
-  VMR_TRY(create(ctx.device(), g, &mem[0]));
-  VMR_TRY(map(range.va, g, mem[0], &maps[0]));
-  VMR_TRY(create(ctx.device(), g, &mem[1]));
-  VMR_TRY(map(range.va + 2 * g, g, mem[1], &maps[1]));  // the middle granule stays unmapped: a hole
+  VMR_TRY(vmr_cuda::create(ctx.device(), g, &mem[0]));
+  VMR_TRY(vmr_cuda::map(range.va, g, mem[0], &maps[0]));
+  VMR_TRY(vmr_cuda::create(ctx.device(), g, &mem[1]));
+  VMR_TRY(vmr_cuda::map(range.at(2 * g), g, mem[1], &maps[1]));  // the middle granule stays unmapped: a hole
   ctx.phase_done("setup");
-  // What an allocator that released physical memory at free time would have to do.
-  VMR_TRY(set_access(range.va, 3 * g, {ctx.device()}));
+  Status whole = vmr_cuda::set_access(range.va, 3 * g, {ctx.device()});
+  if (!whole.ok())
+    return Status::fail("cuMemSetAccess(base, 3 granules) over a range whose middle granule is unmapped: " +
+                        whole.detail);
   ctx.phase_done("run");
   // Accepted: then both mapped blocks must really be usable. (On the H200 pair they are not: the driver returns
-  // CUDA_SUCCESS but grants access only up to the hole, and the first write beyond it faults. ROCm says no.)
+  // CUDA_SUCCESS but grants access only up to the hole, and the first write beyond it faults.)
   for (int b : {0, 2}) {
-    auto* p = reinterpret_cast<u64*>(range.va + b * g);
-    k_fill_pattern<<<kBlocks, kThreads>>>(p, g / sizeof(u64), u64(b));
-    Status written = finish("k_fill_pattern");
-    if (!written.ok())
+    Status usable = write_and_check(words_at(range, b * g), g, b, "block " + std::to_string(b) + " beside the hole");
+    if (!usable.ok())
       return Status::fail("cuMemSetAccess(base, 3 granules, middle one unmapped) returned CUDA_SUCCESS, but block " +
-                          std::to_string(b) + " is not accessible: " + written.detail);
-    VMR_TRY(verify_pattern(p, g / sizeof(u64), b, "block " + std::to_string(b) + " beside the hole"));
+                          std::to_string(b) + " is not accessible: " + usable.detail);
   }
   ctx.phase_done("verify");
   return Status::pass("cuMemSetAccess accepted a range with an unmapped hole; both mapped blocks read back exactly");
 }
 
-// The owner remaps its block and bumps a generation; every peer notices, drops its stale mapping, imports the new
+// The owner renews its block and bumps a generation; every peer notices, drops its stale mapping, imports the new
 // fd, maps, sets access, and its atomics must land in the owner's new memory exactly.
+constexpr u64 kCounters = 1024, kAddsPerThread = 64;
+
 Status case_peer_reimport(RankContext& ctx) {
-  size_t g = 0;
-  VMR_TRY(granularity(ctx.device(), &g));
+  const size_t g = rank_state.granule;
   Block own;
   UniqueFd fd;
   VMR_TRY(allocate_exported(ctx, g, &own, &fd));
   std::vector<Block> peers;
   VMR_TRY(exchange(ctx, fd, g, &peers));
+  VMR_TRY(ctx.mesh().barrier("generation-1"));
   ctx.phase_done("setup");
 
-  // Generation 2: new physical memory at the same VA, word 0 stamped with the generation.
+  // Generation 2: the owner renews its block at the same VA and stamps word 0 with the generation.
   const u64 generation = 2;
   own.map.reset();
   own.mem.reset();
-  VMR_TRY(create(ctx.device(), g, &own.mem));
-  VMR_TRY(map(own.range.va, g, own.mem, &own.map));
-  VMR_TRY(set_access(own.range.va, g, rank_devices));
+  VMR_TRY(vmr_cuda::create(ctx.device(), g, &own.mem));
+  VMR_TRY(vmr_cuda::map(own.range.va, g, own.mem, &own.map));
+  VMR_TRY(vmr_cuda::set_access(own.range.va, g, ctx.devices()));
   k_zero<<<kBlocks, kThreads>>>(own.ptr(), g / sizeof(u64));
   k_store<<<1, 1>>>(own.ptr(), generation);
   VMR_TRY(finish("k_zero + k_store of the generation"));
-  VMR_TRY(export_fd(own.mem, &fd));
+  VMR_TRY(vmr_cuda::export_fd(own.mem, &fd));
   const std::string announced = "generation " + std::to_string(generation);
   VMR_TRY(ctx.mesh().share_fd(fd.get(), announced, [&](int j, int peer_fd, const std::string& note) {
     if (note != announced) return Status::harness("rank " + std::to_string(j) + " announced '" + note + "'");
-    peers[j].map.reset();  // the stale mapping: unmap, release, then import the new memory at the same VA
-    VMR_TRY(import_block(ctx, peer_fd, g, &peers[j]));
+    peers[j].map.reset();  // the stale mapping goes; the VA range stays ours
+    VMR_TRY(vmr_cuda::import_block(ctx.device(), peer_fd, g, &peers[j]));
     // The new mapping must show the owner's stamp: a bounded wait, never a hung GPU.
     return wait_for_stamp(peers[j].ptr(), generation, "rank " + std::to_string(j) + "'s");
   }));
@@ -512,27 +343,28 @@ Status case_peer_reimport(RankContext& ctx) {
 
   for (int j = 0; j < ctx.ranks(); ++j)
     if (j != ctx.rank()) k_atomic_add_system<<<kBlocks, kThreads>>>(peers[j].ptr() + 1, kCounters, kAddsPerThread);
-  VMR_TRY(finish("k_atomic_add_system"));
+  VMR_TRY(finish("k_atomic_add_system into re-imported peer memory"));
   VMR_TRY(ctx.mesh().barrier("added"));
   ctx.phase_done("run");
   const u64 expect = u64(ctx.ranks() - 1) * kBlocks * kThreads * kAddsPerThread / kCounters;
   VMR_TRY(check_stamp_and_counters(own.ptr(), generation, kCounters, expect));
   ctx.phase_done("verify");
   VMR_TRY(ctx.mesh().barrier("verified"));
-  return Status::pass("peers re-imported generation 2 at the same VA; their system-scope atomics reached the new "
-                      "memory exactly (" + std::to_string(expect) + " per counter)");
+  return Status::pass(
+      "peers re-imported generation 2 at the same VA; their system-scope atomics reached the new "
+      "memory exactly (" +
+      std::to_string(expect) + " per counter)");
 }
 
 // Self-test: the last rank writes through a VA it unmapped. The GPU fault must come back as a FAIL naming the
 // driver's error, and the other ranks must hear about it rather than wait.
 Status write_through_unmapped(RankContext& ctx) {
-  size_t g = 0;
-  VMR_TRY(granularity(ctx.device(), &g));
+  const size_t g = rank_state.granule;
   Block b;
-  VMR_TRY(create(ctx.device(), g, &b.mem));
-  VMR_TRY(reserve(g, &b.range));
-  VMR_TRY(map(b.range.va, g, b.mem, &b.map));
-  VMR_TRY(set_access(b.range.va, g, {ctx.device()}));
+  VMR_TRY(vmr_cuda::create(ctx.device(), g, &b.mem));
+  VMR_TRY(vmr_cuda::reserve(g, &b.range));
+  VMR_TRY(vmr_cuda::map(b.range.va, g, b.mem, &b.map));
+  VMR_TRY(vmr_cuda::set_access(b.range.va, g, {ctx.device()}));
   b.map.reset();  // unmapped; the VA stays reserved
   k_store<<<1, 1>>>(b.ptr(), 1);
   VMR_TRY(finish("k_store through an unmapped VA"));
@@ -548,7 +380,7 @@ Status case_fault(RankContext& ctx) {
 int main(int argc, char** argv) {
   static const vmr::ReproBinary binary{
       "repro_cuda_vmm",
-      {"cuda", describe_cuda},
+      {"cuda", describe},
       {
           {"read", "every peer reads each owner's 256 MiB exactly; kernel vs cuMemcpyDtoD peer bandwidth", case_read},
           {"atomics", "every rank adds into every peer's counters at system scope (exact); device scope as info",
@@ -556,8 +388,7 @@ int main(int argc, char** argv) {
           {"remap", "pow2 allocator: remap a block at the same VA, set access from the base; data exact", case_remap},
           {"set-access-subrange", "cuMemSetAccess on a block not at the reservation base (ROCm 7.x rejects it)",
            case_set_access_subrange},
-          {"set-access-hole", "cuMemSetAccess from the base over a range with an unmapped hole",
-           case_set_access_hole},
+          {"set-access-hole", "cuMemSetAccess from the base over a range with an unmapped hole", case_set_access_hole},
           {"peer-reimport", "owner remaps and bumps the generation; peers re-import; atomics reach the new memory",
            case_peer_reimport},
           {"fault", "self-test: a kernel writes through an unmapped VA (expected FAIL, CUDA_ERROR_ILLEGAL_ADDRESS)",

@@ -17,20 +17,19 @@
 #include <thread>
 #include <vector>
 
-#include "repro.h"
-#include "text.h"
+#include "harness/harness.h"
+#include "harness/text.h"
 
 namespace {
 
 using vmr::RankContext;
-using vmr::ScopeExit;
 using vmr::Status;
 using vmr::UniqueFd;
 
-constexpr size_t kReadBytes = 16u << 20;    // per rank, for `read`
-constexpr size_t kCounters = 64;            // per rank, for `atomics`, one per cache line
+constexpr size_t kReadBytes = 16u << 20;  // per rank, for `read`
+constexpr size_t kCounters = 64;          // per rank, for `atomics`, one per cache line
 constexpr size_t kCounterStride = 64 / sizeof(uint64_t);
-constexpr int kThreads = 2;                 // per rank; the CI machine has 2 cores
+constexpr int kThreads = 2;                   // per rank; the CI machine has 2 cores
 constexpr uint64_t kAddsPerPeer = 64 * 1024;  // per thread and peer; a multiple of kCounters
 
 // A reserved VA range with memory mapped into it; unmapped on every path.
@@ -45,11 +44,11 @@ class Mapping {
     va_ = nullptr;
   }
   void* va() const { return va_; }
-  size_t size() const { return size_; }
 
   Status reserve(size_t size) {
     void* va = ::mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (va == MAP_FAILED) return Status::fail(vmr::errno_text("mmap(PROT_NONE) reserving " + std::to_string(size) + " bytes"));
+    if (va == MAP_FAILED)
+      return Status::fail(vmr::errno_text("mmap(PROT_NONE) reserving " + std::to_string(size) + " bytes"));
     va_ = va;
     size_ = size;
     return Status::pass();

@@ -1,7 +1,7 @@
 # The single-file host reproducer builds with the one command scripts/amalgamate prints and gives the same verdict
 # for every case as the binary CMake built.
 file(REMOVE_RECURSE ${WORK})
-execute_process(COMMAND ${CMAKE_COMMAND} -E env DIST_DIR=${WORK} ${SCRIPT} repro_host_shm
+execute_process(COMMAND ${CMAKE_COMMAND} -E env DIST_DIR=${WORK} BUILD_DIR=${BUILD} ${SCRIPT} repro_host_shm
                 RESULT_VARIABLE rc OUTPUT_VARIABLE cmd OUTPUT_STRIP_TRAILING_WHITESPACE)
 if(NOT rc EQUAL 0 OR NOT cmd MATCHES "^g\\+\\+ ")
   message(FATAL_ERROR "amalgamate failed (${rc}) or printed no g++ command: '${cmd}'")

@@ -7,8 +7,8 @@
 #include <cstring>
 #include <thread>
 
-#include "channel.h"
 #include "fd_count.h"
+#include "harness/channel.h"
 
 using namespace vmr;
 
@@ -22,7 +22,8 @@ UniqueFd temp_file() {
 }
 
 bool same_file(int a, int b) {
-  struct stat sa{}, sb{};
+  struct stat sa {
+  }, sb{};
   return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
@@ -163,12 +164,12 @@ TEST(Mesh, ShareFdGivesEveryRankEveryOtherRanksFdAndNote) {
   for (int i = 0; i < n; ++i)
     threads.emplace_back([&, i] {
       Mesh mesh(i, std::move(ends[i]), Deadline::after_ms(5000));
-      results[i] = mesh.share_fd(files[i].get(), "from " + std::to_string(i),
-                                 [&](int peer, int fd, const std::string& note) {
-                                   bool same = same_file(fd, files[peer].get());
-                                   seen[i].push_back(std::to_string(peer) + ":" + note + (same ? ":same" : ":other"));
-                                   return Status::pass();
-                                 });
+      results[i] =
+          mesh.share_fd(files[i].get(), "from " + std::to_string(i), [&](int peer, int fd, const std::string& note) {
+            bool same = same_file(fd, files[peer].get());
+            seen[i].push_back(std::to_string(peer) + ":" + note + (same ? ":same" : ":other"));
+            return Status::pass();
+          });
     });
   for (auto& t : threads) t.join();
   for (int i = 0; i < n; ++i) {

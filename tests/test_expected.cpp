@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "expected.h"
+#include "harness/expected.h"
 
 using namespace vmr;
 
@@ -37,13 +37,13 @@ TEST(Expected, ConditionalRowsAreTriedInOrder) {
 
 TEST(Expected, MalformedTablesAreRejectedWithTheirLine) {
   const std::vector<std::string> bad_rows = {
-      "| repro_x | read | * | MAYBE | - | e |\n",                 // verdict
-      "| repro_x | read | * | USAGE | - | e |\n",                 // not an expected verdict
-      "| repro_x | read | * | PASS | - | - |\n",                  // no evidence
-      "| repro_x | read | * | PASS | - |\n",                      // cells
-      "| repro_x | Read | * | PASS | - | e |\n",                  // case name
-      "| repro_x | read | hip>> | PASS | - | e |\n",             // condition
-      "| repro_x | read | hip=7 | PASS | - | e |\n",              // no '*' row
+      "| repro_x | read | * | MAYBE | - | e |\n",                                            // verdict
+      "| repro_x | read | * | USAGE | - | e |\n",                                            // not an expected verdict
+      "| repro_x | read | * | PASS | - | - |\n",                                             // no evidence
+      "| repro_x | read | * | PASS | - |\n",                                                 // cells
+      "| repro_x | Read | * | PASS | - | e |\n",                                             // case name
+      "| repro_x | read | hip>> | PASS | - | e |\n",                                         // condition
+      "| repro_x | read | hip=7 | PASS | - | e |\n",                                         // no '*' row
       "| repro_x | read | * | PASS | - | e |\n| repro_x | read | hip=7 | FAIL | - | e |\n",  // row after '*'
   };
   for (const auto& b : bad_rows) {

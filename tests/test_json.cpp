@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "json.h"
+#include "harness/json.h"
 
 using namespace vmr;
 

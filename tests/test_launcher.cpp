@@ -3,9 +3,9 @@
 #include <signal.h>
 #include <sys/wait.h>
 
-#include "deadline.h"
 #include "fd_count.h"
-#include "launcher.h"
+#include "harness/deadline.h"
+#include "harness/supervisor.h"
 
 using namespace vmr;
 

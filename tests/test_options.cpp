@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "options.h"
+#include "harness/options.h"
 
 using namespace vmr;
 
@@ -19,7 +19,8 @@ Status parse(std::vector<const char*> args, Options* o) {
 
 TEST(Options, GoodCommandLines) {
   Options o;
-  ASSERT_TRUE(parse({"--case", "read", "--case=atomics", "--ranks", "4", "--timeout", "2.5", "--json", "x.json"}, &o).ok());
+  ASSERT_TRUE(
+      parse({"--case", "read", "--case=atomics", "--ranks", "4", "--timeout", "2.5", "--json", "x.json"}, &o).ok());
   EXPECT_EQ(o.cases, (std::vector<std::string>{"read", "atomics"}));
   EXPECT_EQ(o.ranks, 4);
   EXPECT_DOUBLE_EQ(o.timeout_s, 2.5);
@@ -36,12 +37,29 @@ TEST(Options, GoodCommandLines) {
 
 TEST(Options, BadCommandLinesAreUsageErrorsWithOneLine) {
   const std::vector<std::vector<const char*>> bad = {
-      {"--bogus"},          {"--case"},           {"--case", "nope"},     {"--case", "read", "--case", "read"},
-      {"--ranks", "1"},     {"--ranks", "x"},     {"--ranks", "65"},      {"--ranks", "2", "--ranks", "3"},
-      {"--timeout", "0"},   {"--timeout", "-1"},  {"--timeout", "abc"},   {"--timeout", "1e999"},
-      {"--devices", "a,b"}, {"--devices", "0,"},  {"--devices", "0"},     {"--ranks", "3", "--devices", "0,1"},
-      {"--json"},           {"--json="},          {"--list=yes"},         {"stray"},
-      {"--all", "--case", "read"}, {"--ranks=2x"}, {"--case="},
+      {"--bogus"},
+      {"--case"},
+      {"--case", "nope"},
+      {"--case", "read", "--case", "read"},
+      {"--ranks", "1"},
+      {"--ranks", "x"},
+      {"--ranks", "65"},
+      {"--ranks", "2", "--ranks", "3"},
+      {"--timeout", "0"},
+      {"--timeout", "-1"},
+      {"--timeout", "abc"},
+      {"--timeout", "1e999"},
+      {"--devices", "a,b"},
+      {"--devices", "0,"},
+      {"--devices", "0"},
+      {"--ranks", "3", "--devices", "0,1"},
+      {"--json"},
+      {"--json="},
+      {"--list=yes"},
+      {"stray"},
+      {"--all", "--case", "read"},
+      {"--ranks=2x"},
+      {"--case="},
   };
   for (const auto& args : bad) {
     Options o;
@@ -87,7 +105,7 @@ TEST(RankFlag, RoundTrip) {
   a.rank = 1;
   a.ranks = 3;
   a.case_name = "peer-reimport";
-  a.device = 2;
+  a.devices = {4, 2, 0};
   a.status_fd = 3;
   a.ctl_fds = {10, -1, 12};
   a.deadline_ns = 123456789;
@@ -96,26 +114,29 @@ TEST(RankFlag, RoundTrip) {
   EXPECT_EQ(b.rank, 1);
   EXPECT_EQ(b.ranks, 3);
   EXPECT_EQ(b.case_name, "peer-reimport");
-  EXPECT_EQ(b.device, 2);
+  EXPECT_EQ(b.devices, (std::vector<int>{4, 2, 0}));
   EXPECT_EQ(b.status_fd, 3);
   EXPECT_EQ(b.ctl_fds, a.ctl_fds);
   EXPECT_EQ(b.deadline_ns, 123456789);
 }
 
 TEST(RankFlag, StrictParsing) {
-  const std::string ok = "rank=0,ranks=2,case=read,device=0,status=3,ctl=-:11,deadline_ns=5";
+  const std::string ok = "rank=0,ranks=2,case=read,devices=0:1,status=3,ctl=-:11,deadline_ns=5";
   RankArgs a;
   ASSERT_TRUE(parse_rank_flag(std::string(kRankFlag) + ok, &a).ok());
   const std::vector<std::string> bad = {
-      "rank=0,ranks=2,case=read,device=0,status=3,ctl=-:11",                         // missing key
-      ok + ",extra=1",                                                              // unknown key
-      ok + ",rank=0",                                                               // repeated key
-      "rank=2,ranks=2,case=read,device=0,status=3,ctl=-:11,deadline_ns=5",          // rank out of range
-      "rank=0,ranks=2,case=Read,device=0,status=3,ctl=-:11,deadline_ns=5",          // bad case name
-      "rank=0,ranks=2,case=read,device=0,status=3,ctl=10:11,deadline_ns=5",         // own entry not '-'
-      "rank=0,ranks=2,case=read,device=0,status=3,ctl=-,deadline_ns=5",             // too few ctl entries
-      "rank=0,ranks=2,case=read,device=0,status=3x,ctl=-:11,deadline_ns=5",         // junk number
-      "rank=0,ranks=2,case=read,device=0,status=3,ctl=-:11,deadline_ns=5,",         // empty field
+      "rank=0,ranks=2,case=read,devices=0:1,status=3,ctl=-:11",                  // missing key
+      ok + ",extra=1",                                                           // unknown key
+      ok + ",rank=0",                                                            // repeated key
+      "rank=2,ranks=2,case=read,devices=0:1,status=3,ctl=-:11,deadline_ns=5",    // rank out of range
+      "rank=0,ranks=2,case=Read,devices=0:1,status=3,ctl=-:11,deadline_ns=5",    // bad case name
+      "rank=0,ranks=2,case=read,devices=0:1,status=3,ctl=10:11,deadline_ns=5",   // own entry not '-'
+      "rank=0,ranks=2,case=read,devices=0:1,status=3,ctl=-,deadline_ns=5",       // too few ctl entries
+      "rank=0,ranks=2,case=read,devices=0:1,status=3x,ctl=-:11,deadline_ns=5",   // junk number
+      "rank=0,ranks=2,case=read,devices=0:1,status=3,ctl=-:11,deadline_ns=5,",   // empty field
+      "rank=0,ranks=2,case=read,devices=0,status=3,ctl=-:11,deadline_ns=5",      // one device for 2 ranks
+      "rank=0,ranks=2,case=read,devices=0:1:2,status=3,ctl=-:11,deadline_ns=5",  // too many devices
+      "rank=0,ranks=2,case=read,devices=0:-1,status=3,ctl=-:11,deadline_ns=5",   // negative device
   };
   for (const auto& b : bad) EXPECT_FALSE(parse_rank_flag(std::string(kRankFlag) + b, &a).ok()) << b;
   EXPECT_FALSE(parse_rank_flag("--other=" + ok, &a).ok());

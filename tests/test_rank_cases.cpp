@@ -1,5 +1,6 @@
 #include "test_rank_cases.h"
 
+#include <dirent.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -9,8 +10,6 @@
 #include <set>
 #include <string>
 #include <vector>
-
-#include <dirent.h>
 
 namespace vmr_test {
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "repro.h"
+#include "harness/harness.h"
 
 namespace vmr_test {
 // Rank-side behaviours the launcher tests drive: pass, crash, block, leave, skip on one rank, lie about the exit.

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "rank_record.h"
+#include "harness/rank_record.h"
 
 using namespace vmr;
 

@@ -6,7 +6,7 @@
 
 #include <cstdlib>
 
-#include "wait_status.h"
+#include "harness/wait_status.h"
 
 using namespace vmr;
 

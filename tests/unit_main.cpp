@@ -4,7 +4,7 @@
 
 #include <string_view>
 
-#include "options.h"
+#include "harness/options.h"
 #include "test_rank_cases.h"
 
 int main(int argc, char** argv) {

@@ -55,11 +55,21 @@ vmr_preset() {
   fi
 }
 
-# Configures (once) and builds everything this machine can build into $BUILD_DIR.
-vmr_build() {
+# Configures $BUILD_DIR once: enough for bin/manifest.txt, the list of every binary and its sources.
+vmr_configure() {
   vmr_need_packages cmake g++ make git libgtest-dev || return 1
   if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
     cmake --preset "$(vmr_preset)" -S "$VMR_ROOT" -B "$BUILD_DIR" >&2 || return 1
   fi
+}
+
+# Configures (once) and builds everything this machine can build into $BUILD_DIR.
+vmr_build() {
+  vmr_configure || return 1
   cmake --build "$BUILD_DIR" -j "$(nproc)" >&2
+}
+
+# The manifest's lines (binary, backend, built, defines, sources; tab-separated), comments left out.
+vmr_manifest() {
+  grep -v '^#' "$BUILD_DIR/bin/manifest.txt"
 }

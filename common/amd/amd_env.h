@@ -1,0 +1,42 @@
+// What every AMD reproducer checks and reports before its case: the devices exist, and the facts that tell nodes
+// apart (iris#418 crashed on one runner only): ROCm and driver versions, gfx arch, XNACK, PCI bus id, UUID, XGMI
+// hive, link type to each peer, and which memory pools the agent has, with their granules.
+#pragma once
+
+#include <hsa/hsa.h>
+#include <hsa/hsa_ext_amd.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/harness.h"
+
+namespace vmr_amd {
+
+using vmr::RankContext;
+using vmr::Status;
+
+struct PoolInfo {
+  hsa_amd_memory_pool_t pool{};
+  uint32_t flags = 0;
+  size_t granule = 0;
+  size_t size = 0;
+};
+
+struct AgentPools {
+  std::optional<PoolInfo> coarse, fine, ext_fine;  // global pools the runtime may allocate from
+};
+
+struct Env {
+  std::vector<hsa_agent_t> agents;  // the HSA agent of every rank's device (ctx.devices())
+  AgentPools pools;                 // this rank's agent
+};
+
+// Reports the facts above with ctx.info() and fills *out. SKIPs with the runtime's own answer where there is no AMD
+// GPU, too few GPUs or no HSA agent for a device.
+Status describe_rank(RankContext& ctx, Env* out);
+Status agent_pools(hsa_agent_t agent, AgentPools* out);
+std::string describe_pools(const AgentPools& p);
+
+}  // namespace vmr_amd

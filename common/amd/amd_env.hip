@@ -1,0 +1,226 @@
+#include <hip/hip_runtime.h>
+#include <hip/hip_version.h>
+#include <hsa/hsa_ext_amd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "amd/amd_env.h"
+#include "amd/hsa_api.h"
+#include "gpu/gpu_errors.h"
+
+namespace vmr_amd {
+
+using vmr_hsa::hsa_error;
+using vmr_hsa::kPoolFlagExtendedScopeFineGrained;
+
+namespace {
+
+std::string read_first_line(const std::string& path) {
+  std::ifstream f(path);
+  std::string line;
+  if (!std::getline(f, line)) return "unavailable (" + path + " not readable)";
+  return line;
+}
+
+// A KFD topology node's properties ("name value" lines) for the GPU at this PCI location, read from sysfs: the
+// XGMI hive id lives there and nowhere in the HIP or HSA APIs.
+std::string kfd_property(uint32_t location_id, uint32_t domain, const std::string& key) {
+  for (int node = 0; node < 256; ++node) {
+    std::ifstream f("/sys/class/kfd/kfd/topology/nodes/" + std::to_string(node) + "/properties");
+    if (!f) {
+      if (node > 0) break;
+      return "unavailable (no /sys/class/kfd)";
+    }
+    std::string k, wanted;
+    uint64_t v = 0, loc = ~0ull, dom = 0;
+    while (f >> k >> v) {
+      if (k == "location_id") loc = v;
+      if (k == "domain") dom = v;
+      if (k == key) wanted = std::to_string(v);
+    }
+    if (loc == location_id && dom == domain) return wanted.empty() ? "absent" : wanted;
+  }
+  return "no KFD node at this PCI location";
+}
+
+struct AgentMatch {
+  uint32_t bdf, domain;
+  hsa_agent_t agent;
+  bool found;
+};
+
+hsa_status_t match_agent(hsa_agent_t agent, void* data) {
+  auto* m = static_cast<AgentMatch*>(data);
+  hsa_device_type_t type;
+  if (hsa_agent_get_info(agent, HSA_AGENT_INFO_DEVICE, &type) != HSA_STATUS_SUCCESS || type != HSA_DEVICE_TYPE_GPU)
+    return HSA_STATUS_SUCCESS;
+  uint32_t bdf = 0, domain = 0;
+  hsa_agent_get_info(agent, static_cast<hsa_agent_info_t>(HSA_AMD_AGENT_INFO_BDFID), &bdf);
+  hsa_agent_get_info(agent, static_cast<hsa_agent_info_t>(HSA_AMD_AGENT_INFO_DOMAIN), &domain);
+  if (bdf != m->bdf || domain != m->domain) return HSA_STATUS_SUCCESS;
+  m->agent = agent;
+  m->found = true;
+  return HSA_STATUS_INFO_BREAK;
+}
+
+// HIP numbers devices, HSA has agents: the same GPU is the one at the same PCI location.
+Status agent_for_device(int device, hsa_agent_t* agent, uint32_t* bdf, uint32_t* domain) {
+  hipDeviceProp_t prop{};
+  VMR_GPU_TRY(hipGetDeviceProperties, &prop, device);
+  AgentMatch m{uint32_t(prop.pciBusID << 8 | prop.pciDeviceID << 3), uint32_t(prop.pciDomainID), {}, false};
+  hsa_status_t s = hsa_iterate_agents(match_agent, &m);
+  if (s != HSA_STATUS_SUCCESS && s != HSA_STATUS_INFO_BREAK) return Status::fail(hsa_error("hsa_iterate_agents", s));
+  if (!m.found) return Status::skip("no HSA GPU agent at the PCI location of HIP device " + std::to_string(device));
+  *agent = m.agent;
+  *bdf = m.bdf;
+  *domain = m.domain;
+  return Status::pass();
+}
+
+hsa_status_t collect_pool(hsa_amd_memory_pool_t pool, void* data) {
+  auto* out = static_cast<AgentPools*>(data);
+  hsa_amd_segment_t segment;
+  bool alloc_allowed = false;
+  PoolInfo info;
+  info.pool = pool;
+  if (hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_SEGMENT, &segment) != HSA_STATUS_SUCCESS ||
+      segment != HSA_AMD_SEGMENT_GLOBAL)
+    return HSA_STATUS_SUCCESS;
+  hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED, &alloc_allowed);
+  if (!alloc_allowed) return HSA_STATUS_SUCCESS;
+  hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS, &info.flags);
+  hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_GRANULE, &info.granule);
+  hsa_amd_memory_pool_get_info(pool, HSA_AMD_MEMORY_POOL_INFO_SIZE, &info.size);
+  if (info.flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED) {
+    if (!out->coarse) out->coarse = info;
+  } else if (info.flags & kPoolFlagExtendedScopeFineGrained) {
+    if (!out->ext_fine) out->ext_fine = info;
+  } else if (info.flags & HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_FINE_GRAINED) {
+    if (!out->fine) out->fine = info;
+  }
+  return HSA_STATUS_SUCCESS;
+}
+
+template <class T>
+std::string system_info(int attribute, const char* unknown = "unknown (runtime does not report it)") {
+  T value{};
+  if (hsa_system_get_info(static_cast<hsa_system_info_t>(attribute), &value) != HSA_STATUS_SUCCESS) return unknown;
+  std::ostringstream os;
+  os << +value;
+  return os.str();
+}
+
+std::string link_type_name(uint32_t t) {
+  switch (t) {
+    case HSA_AMD_LINK_INFO_TYPE_PCIE:
+      return "PCIe";
+    case HSA_AMD_LINK_INFO_TYPE_XGMI:
+      return "XGMI";
+    case HSA_AMD_LINK_INFO_TYPE_QPI:
+      return "QPI";
+    case HSA_AMD_LINK_INFO_TYPE_HYPERTRANSPORT:
+      return "HyperTransport";
+    case HSA_AMD_LINK_INFO_TYPE_INFINBAND:
+      return "InfiniBand";
+    default:
+      return "link type " + std::to_string(t);
+  }
+}
+
+}  // namespace
+
+Status agent_pools(hsa_agent_t agent, AgentPools* out) {
+  *out = {};
+  hsa_status_t s = hsa_amd_agent_iterate_memory_pools(agent, collect_pool, out);
+  return s == HSA_STATUS_SUCCESS ? Status::pass() : Status::fail(hsa_error("hsa_amd_agent_iterate_memory_pools", s));
+}
+
+std::string describe_pools(const AgentPools& p) {
+  auto one = [](const char* name, const std::optional<PoolInfo>& info) {
+    return std::string(name) + (info ? " (granule " + std::to_string(info->granule) + " B)" : " (none)");
+  };
+  return one("coarse", p.coarse) + ", " + one("fine", p.fine) + ", " + one("ext-fine", p.ext_fine);
+}
+
+Status describe_rank(RankContext& ctx, Env* out) {
+  int count = 0;
+  hipError_t e = hipGetDeviceCount(&count);
+  if (e != hipSuccess) return Status::skip(vmr_gpu::gpu_error("hipGetDeviceCount", e));
+  VMR_TRY(ctx.require_devices(count, "HIP"));
+  VMR_GPU_TRY(hipSetDevice, ctx.device());
+
+  int runtime = 0, driver = 0;
+  (void)hipRuntimeGetVersion(&runtime);
+  (void)hipDriverGetVersion(&driver);
+  ctx.info("hip_version", std::to_string(runtime / 10000000) + "." + std::to_string(runtime / 100000 % 100) + "." +
+                              std::to_string(runtime % 100000));
+  ctx.info("hip_driver_version", std::to_string(driver));
+  ctx.info("hip_headers", std::to_string(HIP_VERSION_MAJOR) + "." + std::to_string(HIP_VERSION_MINOR) + "." +
+                              std::to_string(HIP_VERSION_PATCH));
+  ctx.info("rocm_install", read_first_line("/opt/rocm/.info/version"));
+  ctx.info("amdgpu_driver", read_first_line("/sys/module/amdgpu/version"));
+
+  hipDeviceProp_t prop{};
+  VMR_GPU_TRY(hipGetDeviceProperties, &prop, ctx.device());
+  char bus[32] = {};
+  (void)hipDeviceGetPCIBusId(bus, sizeof bus, ctx.device());
+  std::string arch = prop.gcnArchName;
+  ctx.info("device", std::to_string(ctx.device()));
+  ctx.info("device_name", prop.name);
+  ctx.info("gfx_arch", arch.substr(0, arch.find(':')));
+  ctx.info("xnack_target", arch.find("xnack+") != std::string::npos   ? "xnack+"
+                           : arch.find("xnack-") != std::string::npos ? "xnack-"
+                                                                      : "any");
+  ctx.info("pci_bus_id", bus);
+
+  VMR_HSA_TRY(hsa_init);
+  out->agents.assign(ctx.ranks(), hsa_agent_t{});
+  uint32_t bdf = 0, domain = 0;
+  for (int j = 0; j < ctx.ranks(); ++j) {
+    uint32_t b, d;
+    VMR_TRY(agent_for_device(ctx.devices()[j], &out->agents[j], &b, &d));
+    if (j == ctx.rank()) bdf = b, domain = d;
+  }
+  hsa_agent_t me = out->agents[ctx.rank()];
+  char name[64] = {}, uuid[64] = {};
+  hsa_agent_get_info(me, HSA_AGENT_INFO_NAME, name);
+  hsa_agent_get_info(me, static_cast<hsa_agent_info_t>(HSA_AMD_AGENT_INFO_UUID), uuid);
+  ctx.info("agent_name", name);
+  ctx.info("uuid", uuid);
+  // Firmware: HSA_AMD_AGENT_INFO_UCODE_VERSION (0xA108) and _SDMA_UCODE_VERSION (0xA109), which newer headers name
+  // and 5.2.3 does not; a runtime that does not know them answers with an error.
+  uint32_t cp_ucode = 0, sdma_ucode = 0;
+  bool have_cp = hsa_agent_get_info(me, static_cast<hsa_agent_info_t>(0xA108), &cp_ucode) == HSA_STATUS_SUCCESS;
+  bool have_sdma = hsa_agent_get_info(me, static_cast<hsa_agent_info_t>(0xA109), &sdma_ucode) == HSA_STATUS_SUCCESS;
+  ctx.info("firmware", "cp " + (have_cp ? std::to_string(cp_ucode) : std::string("unknown")) + ", sdma " +
+                           (have_sdma ? std::to_string(sdma_ucode) : std::string("unknown")));
+  ctx.info("kfd_hive_id", kfd_property(bdf, domain, "hive_id"));
+  ctx.info("hsa_amd_interface_headers",
+           std::to_string(HSA_AMD_INTERFACE_VERSION_MAJOR) + "." + std::to_string(HSA_AMD_INTERFACE_VERSION_MINOR));
+  ctx.info("hsa_amd_interface_runtime", system_info<uint16_t>(vmr_hsa::kHsaSystemInfoExtVersionMajor) + "." +
+                                            system_info<uint16_t>(vmr_hsa::kHsaSystemInfoExtVersionMinor));
+  ctx.info("hsa_vmem_api", system_info<bool>(vmr_hsa::kHsaSystemInfoVirtualMemApiSupported));
+  ctx.info("hsa_dmabuf", system_info<bool>(vmr_hsa::kHsaSystemInfoDmabufSupported));
+  ctx.info("xnack_enabled", system_info<bool>(vmr_hsa::kHsaSystemInfoXnackEnabled));
+  VMR_TRY(agent_pools(me, &out->pools));
+  ctx.info("pools", describe_pools(out->pools));
+  ctx.info("fine_pool", out->pools.fine ? "yes" : "no");
+
+  for (int j = 0; j < ctx.ranks(); ++j) {
+    int peer = ctx.devices()[j];
+    if (j == ctx.rank() || peer == ctx.device()) continue;
+    uint32_t type = 0, hops = 0;
+    int can = 0;
+    std::string link = hipExtGetLinkTypeAndHopCount(ctx.device(), peer, &type, &hops) == hipSuccess
+                           ? link_type_name(type) + ", " + std::to_string(hops) + " hop(s)"
+                           : "unknown";
+    (void)hipDeviceCanAccessPeer(&can, ctx.device(), peer);
+    ctx.info("link_" + std::to_string(ctx.device()) + "_" + std::to_string(peer),
+             link + ", peer access " + (can ? "yes" : "no"));
+  }
+  return Status::pass();
+}
+
+}  // namespace vmr_amd

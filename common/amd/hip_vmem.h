@@ -1,0 +1,130 @@
+// HIP virtual memory management, one call per function, and the owners of what each call creates, so that every
+// handle, mapping and reservation is released on every path. Shared by the HIP VMem reproducers. The same vocabulary
+// as vmr_hsa (amd/hsa_vmem.h) and vmr_cuda (cuda/cuda_vmem.h): Handle, Reservation, Mapping, Block; create,
+// reserve, map, set_access, export_fd, import_block.
+#pragma once
+
+#include <hip/hip_runtime.h>
+#include <hip/hip_version.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "gpu/gpu_errors.h"
+#include "gpu/vmem_owners.h"
+#include "harness/scope_guard.h"
+
+namespace vmr_hip {
+
+using vmr::Status;
+
+// hipMemCreate accepts it from HIP 7.0.2; older headers do not name it.
+constexpr auto kAllocTypeUncached = static_cast<hipMemAllocationType>(0x40000000);
+
+// hipMemImportFromShareableHandle's osHandle: ROCm 6.2/6.3 read *(int*)osHandle; 7.x take the fd itself cast to a
+// pointer, as CUDA does. Passing the wrong one crashes the runtime, so the choice follows the headers we build with.
+#if HIP_VERSION_MAJOR >= 7
+constexpr const char* kOsHandleConvention = "fd by value: (void*)(uintptr_t)fd (HIP >= 7 headers)";
+#else
+constexpr const char* kOsHandleConvention = "pointer to the fd: &fd (HIP < 7 headers)";
+#endif
+
+// What the owners release with (gpu/vmem_owners.h).
+struct Traits {
+  using handle_type = hipMemGenericAllocationHandle_t;
+  using va_type = void*;
+  static void release(handle_type h) { (void)hipMemRelease(h); }
+  static void unmap(va_type va, size_t size) { (void)hipMemUnmap(va, size); }
+  static void address_free(va_type va, size_t size) { (void)hipMemAddressFree(va, size); }
+};
+using Handle = vmr_gpu::VmemHandle<Traits>;
+using Reservation = vmr_gpu::VmemReservation<Traits>;
+using Mapping = vmr_gpu::VmemMapping<Traits>;
+using Block = vmr_gpu::VmemBlock<Traits>;
+
+inline hipMemAllocationProp vmem_prop(int device, hipMemAllocationType type) {
+  hipMemAllocationProp prop{};
+  prop.type = type;
+  prop.requestedHandleType = hipMemHandleTypePosixFileDescriptor;
+  prop.location.type = hipMemLocationTypeDevice;
+  prop.location.id = device;
+  return prop;
+}
+
+inline Status granularity(int device, hipMemAllocationType type, size_t* g) {
+  hipMemAllocationProp prop = vmem_prop(device, type);
+  VMR_GPU_TRY(hipMemGetAllocationGranularity, g, &prop, hipMemAllocationGranularityMinimum);
+  return Status::pass();
+}
+
+inline Status create(int device, hipMemAllocationType type, size_t size, Handle* mem) {
+  mem->reset();
+  hipMemAllocationProp prop = vmem_prop(device, type);
+  VMR_GPU_TRY(hipMemCreate, &mem->h, size, &prop, 0);
+  mem->valid = true;
+  return Status::pass();
+}
+
+inline Status reserve(size_t size, Reservation* r) {
+  VMR_GPU_TRY(hipMemAddressReserve, &r->va, size, 0, nullptr, 0);
+  r->size = size;
+  return Status::pass();
+}
+
+inline Status map(void* va, size_t size, const Handle& mem, Mapping* m) {
+  VMR_GPU_TRY(hipMemMap, va, size, 0, mem.h, 0);
+  m->va = va;
+  m->size = size;
+  return Status::pass();
+}
+
+// Read-write access for every device listed on [va, va + size).
+inline Status set_access(void* va, size_t size, const std::vector<int>& devices) {
+  std::vector<hipMemAccessDesc> desc;
+  for (int d : devices) {
+    bool listed = false;
+    for (const auto& x : desc) listed = listed || x.location.id == d;
+    if (listed) continue;
+    hipMemAccessDesc a{};
+    a.location.type = hipMemLocationTypeDevice;
+    a.location.id = d;
+    a.flags = hipMemAccessFlagsProtReadWrite;
+    desc.push_back(a);
+  }
+  VMR_GPU_TRY(hipMemSetAccess, va, size, desc.data(), desc.size());
+  return Status::pass();
+}
+
+inline Status export_fd(const Handle& mem, vmr::UniqueFd* fd) {
+  int raw = -1;
+  hipError_t e = hipMemExportToShareableHandle(&raw, mem.h, hipMemHandleTypePosixFileDescriptor, 0);
+  if (e == hipErrorNotSupported)
+    return Status::skip(vmr_gpu::gpu_error("hipMemExportToShareableHandle", e) +
+                        ": VMem export/import needs ROCm 6.2 or later");
+  VMR_TRY(vmr_gpu::gpu_check("hipMemExportToShareableHandle", e));
+  fd->reset(raw);
+  return Status::pass();
+}
+
+inline Status import_fd(int fd, Handle* mem) {
+  mem->reset();
+#if HIP_VERSION_MAJOR >= 7
+  void* os_handle = reinterpret_cast<void*>(static_cast<uintptr_t>(fd));
+#else
+  void* os_handle = &fd;
+#endif
+  VMR_GPU_TRY(hipMemImportFromShareableHandle, &mem->h, os_handle, hipMemHandleTypePosixFileDescriptor);
+  mem->valid = true;
+  return Status::pass();
+}
+
+// Peer side: the owner's memory imported from its fd and mapped into our VA range (reserved here unless the block
+// already has one, as on re-import), accessible to our device.
+inline Status import_block(int device, int fd, size_t size, Block* b) {
+  VMR_TRY(import_fd(fd, &b->mem));
+  if (!b->range.va) VMR_TRY(reserve(size, &b->range));
+  VMR_TRY(map(b->range.va, size, b->mem, &b->map));
+  return set_access(b->range.va, size, {device});
+}
+
+}  // namespace vmr_hip

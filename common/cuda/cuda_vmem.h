@@ -1,0 +1,111 @@
+// CUDA driver-API virtual memory, one driver call per function, and the owners of what each call creates, so that
+// every handle, mapping and reservation is released on every path. The same vocabulary as vmr_hip (amd/hip_vmem.h)
+// and vmr_hsa (amd/hsa_vmem.h): Handle, Reservation, Mapping, Block; create, reserve, map, set_access, export_fd,
+// import_block.
+#pragma once
+
+#include <cuda.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "cuda/cuda_driver.h"
+#include "gpu/vmem_owners.h"
+#include "harness/scope_guard.h"
+
+namespace vmr_cuda {
+
+using u64 = unsigned long long;
+
+// What the owners release with (gpu/vmem_owners.h).
+struct Traits {
+  using handle_type = CUmemGenericAllocationHandle;
+  using va_type = CUdeviceptr;
+  static void release(handle_type h) { (void)drv.cuMemRelease(h); }
+  static void unmap(va_type va, size_t size) { (void)drv.cuMemUnmap(va, size); }
+  static void address_free(va_type va, size_t size) { (void)drv.cuMemAddressFree(va, size); }
+};
+using Handle = vmr_gpu::VmemHandle<Traits>;
+using Reservation = vmr_gpu::VmemReservation<Traits>;
+using Mapping = vmr_gpu::VmemMapping<Traits>;
+using Block = vmr_gpu::VmemBlock<Traits>;
+
+inline CUmemAllocationProp pinned_fd_prop(int device) {
+  CUmemAllocationProp prop{};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = device;
+  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  return prop;
+}
+
+inline Status granularity(int device, size_t* g) {
+  CUmemAllocationProp prop = pinned_fd_prop(device);
+  VMR_CU_TRY(drv.cuMemGetAllocationGranularity, g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
+  return Status::pass();
+}
+
+inline Status create(int device, size_t size, Handle* mem) {
+  mem->reset();
+  CUmemAllocationProp prop = pinned_fd_prop(device);
+  VMR_CU_TRY(drv.cuMemCreate, &mem->h, size, &prop, 0);
+  mem->valid = true;
+  return Status::pass();
+}
+
+inline Status reserve(size_t size, Reservation* r) {
+  VMR_CU_TRY(drv.cuMemAddressReserve, &r->va, size, 0, 0, 0);
+  r->size = size;
+  return Status::pass();
+}
+
+inline Status map(CUdeviceptr va, size_t size, const Handle& mem, Mapping* m) {
+  VMR_CU_TRY(drv.cuMemMap, va, size, 0, mem.h, 0);
+  m->va = va;
+  m->size = size;
+  return Status::pass();
+}
+
+// Read-write access for each device in `devices` on [va, va + size).
+inline Status set_access(CUdeviceptr va, size_t size, const std::vector<int>& devices) {
+  std::vector<CUmemAccessDesc> desc;
+  for (int d : devices) {
+    bool listed = std::any_of(desc.begin(), desc.end(), [&](const CUmemAccessDesc& x) { return x.location.id == d; });
+    if (listed) continue;
+    CUmemAccessDesc a{};
+    a.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    a.location.id = d;
+    a.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    desc.push_back(a);
+  }
+  VMR_CU_TRY(drv.cuMemSetAccess, va, size, desc.data(), desc.size());
+  return Status::pass();
+}
+
+inline Status export_fd(const Handle& mem, vmr::UniqueFd* fd) {
+  int raw = -1;
+  VMR_CU_TRY(drv.cuMemExportToShareableHandle, &raw, mem.h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
+  fd->reset(raw);
+  return Status::pass();
+}
+
+inline Status import_fd(int fd, Handle* mem) {
+  mem->reset();
+  // CUDA takes the fd by value, cast to a pointer.
+  VMR_CU_TRY(drv.cuMemImportFromShareableHandle, &mem->h, reinterpret_cast<void*>(uintptr_t(fd)),
+             CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+  mem->valid = true;
+  return Status::pass();
+}
+
+// Peer side: the owner's memory imported from its fd and mapped into our VA range (reserved here unless the block
+// already has one, as on re-import), accessible to our device.
+inline Status import_block(int device, int fd, size_t size, Block* b) {
+  VMR_TRY(import_fd(fd, &b->mem));
+  if (!b->range.va) VMR_TRY(reserve(size, &b->range));
+  VMR_TRY(map(b->range.va, size, b->mem, &b->map));
+  return set_access(b->range.va, size, {device});
+}
+
+}  // namespace vmr_cuda

@@ -1,0 +1,23 @@
+#include "harness/deadline.h"
+
+#include <time.h>
+
+#include <algorithm>
+
+namespace vmr {
+
+int64_t monotonic_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+int Deadline::poll_timeout_ms(int cap_ms) const {
+  if (at_ns_ == INT64_MAX) return cap_ms;
+  int64_t left = at_ns_ - monotonic_ns();
+  if (left <= 0) return 0;
+  int64_t ms = (left + 999999) / 1000000;
+  return int(std::min<int64_t>(ms, cap_ms));
+}
+
+}  // namespace vmr

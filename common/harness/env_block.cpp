@@ -1,0 +1,88 @@
+#include "harness/env_block.h"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+
+extern char** environ;
+
+#ifndef VMEM_REPRO_VERSION
+#define VMEM_REPRO_VERSION "unknown"
+#endif
+
+namespace vmr {
+
+namespace {
+
+std::string first_value(const char* path, const std::string& key, char sep) {
+  std::ifstream f(path);
+  std::string line;
+  while (std::getline(f, line)) {
+    size_t at = line.find(sep);
+    if (at == std::string::npos) continue;
+    std::string k = line.substr(0, at);
+    k.erase(k.find_last_not_of(" \t") + 1);
+    if (k != key) continue;
+    std::string v = line.substr(at + 1);
+    v.erase(0, v.find_first_not_of(" \t\""));
+    v.erase(v.find_last_not_of(" \t\"") + 1);
+    return v;
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+EnvFacts host_environment(const std::string& binary, const std::string& backend) {
+  EnvFacts f;
+  f.emplace_back("binary", binary);
+  f.emplace_back("version", VMEM_REPRO_VERSION);
+  f.emplace_back("backend", backend);
+  utsname u{};
+  if (::uname(&u) == 0) {
+    f.emplace_back("host", u.nodename);
+    f.emplace_back("kernel", std::string(u.sysname) + " " + u.release + " " + u.version + " " + u.machine);
+  }
+  f.emplace_back("os", first_value("/etc/os-release", "PRETTY_NAME", '='));
+  f.emplace_back("cpu", first_value("/proc/cpuinfo", "model name", ':') + " (" +
+                            std::to_string(::sysconf(_SC_NPROCESSORS_ONLN)) + " online)");
+  return f;
+}
+
+EnvFacts runtime_variables() {
+  static const char* kNamed[] = {"HIP_VISIBLE_DEVICES",      "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES",
+                                 "GPU_DEVICE_ORDINAL",       "AMD_LOG_LEVEL",        "HSA_XNACK",
+                                 "HSA_FORCE_FINE_GRAIN_PCIE"};
+  static const char* kPrefixes[] = {"HSA_", "HIP_", "ROCR_", "AMD_", "GPU_", "CUDA_", "NCCL_", "CTEST_RESOURCE_"};
+  EnvFacts vars;
+  for (const char* name : kNamed) {
+    const char* v = ::getenv(name);
+    vars.emplace_back(name, v ? v : "(unset)");
+  }
+  for (char** e = environ; *e; ++e) {
+    std::string kv = *e;
+    size_t eq = kv.find('=');
+    if (eq == std::string::npos) continue;
+    std::string k = kv.substr(0, eq);
+    bool relevant =
+        std::any_of(std::begin(kPrefixes), std::end(kPrefixes), [&](const char* p) { return k.rfind(p, 0) == 0; });
+    bool listed = std::any_of(vars.begin(), vars.end(), [&](auto& p) { return p.first == k; });
+    if (relevant && !listed) vars.emplace_back(k, kv.substr(eq + 1));
+  }
+  std::sort(vars.begin() + std::size(kNamed), vars.end());
+  return vars;
+}
+
+std::string format_env_block(const EnvFacts& host, const EnvFacts& vars) {
+  std::string out = "=== environment (paste into bug reports) ===\n";
+  for (const auto& [k, v] : host) out += k + ": " + v + "\n";
+  out += "env:";
+  for (const auto& [k, v] : vars) out += " " + k + "=" + v;
+  out += "\n";
+  return out;
+}
+
+}  // namespace vmr

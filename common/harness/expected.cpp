@@ -1,0 +1,190 @@
+#include "harness/expected.h"
+
+#include <algorithm>
+#include <set>
+
+#include "harness/options.h"
+#include "harness/rank_record.h"
+#include "harness/text.h"
+
+namespace vmr {
+
+namespace {
+
+constexpr const char* kColumns[] = {"binary", "case", "condition", "verdict", "labels", "evidence"};
+constexpr std::string_view kOps[] = {">=", "<=", "!=", "=", ">", "<"};  // two-letter ones first
+
+struct Term {
+  std::string key, op, value;
+};
+
+bool parse_term(std::string_view text, Term* t) {
+  text = trim(text);
+  for (auto op : kOps) {
+    size_t at = text.find(op);
+    if (at == std::string_view::npos) continue;
+    t->key = std::string(trim(text.substr(0, at)));
+    t->op = std::string(op);
+    t->value = std::string(trim(text.substr(at + op.size())));
+    return is_valid_name(t->key) && !t->value.empty() && t->value.find_first_of("=<>!&") == std::string::npos;
+  }
+  return false;
+}
+
+std::vector<std::string_view> terms_of(std::string_view condition) {
+  std::vector<std::string_view> out;
+  for (auto part : split(condition, '&')) out.push_back(trim(part));
+  return out;
+}
+
+bool is_binary_name(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
+  return true;
+}
+
+}  // namespace
+
+bool compare_versions(std::string_view a, std::string_view b, int* cmp) {
+  auto pa = split(a, '.'), pb = split(b, '.');
+  for (size_t i = 0; i < std::max(pa.size(), pb.size()); ++i) {
+    int64_t x = 0, y = 0;
+    if (i < pa.size() && (!parse_int64(pa[i], &x) || x < 0)) return false;
+    if (i < pb.size() && (!parse_int64(pb[i], &y) || y < 0)) return false;
+    if (x != y) {
+      *cmp = x < y ? -1 : 1;
+      return true;
+    }
+  }
+  *cmp = 0;
+  return true;
+}
+
+Status check_condition_syntax(std::string_view condition) {
+  if (condition == "*") return Status::pass();
+  for (auto part : terms_of(condition)) {
+    Term t;
+    if (!parse_term(part, &t)) return Status::fail("bad condition term '" + std::string(part) + "'");
+  }
+  return Status::pass();
+}
+
+bool condition_holds(std::string_view condition, const Facts& facts) {
+  if (condition == "*") return true;
+  for (auto part : terms_of(condition)) {
+    Term t;
+    if (!parse_term(part, &t)) return false;
+    auto it = facts.find(t.key);
+    if (it == facts.end()) return false;
+    const std::string& have = it->second;
+    int cmp = 0;
+    bool versions = compare_versions(have, t.value, &cmp);
+    bool ok;
+    if (t.op == "=")
+      ok = versions ? cmp == 0 : have == t.value;
+    else if (t.op == "!=")
+      ok = versions ? cmp != 0 : have != t.value;
+    else if (!versions)
+      ok = false;  // ordering is defined for versions only
+    else if (t.op == ">=")
+      ok = cmp >= 0;
+    else if (t.op == "<=")
+      ok = cmp <= 0;
+    else if (t.op == ">")
+      ok = cmp > 0;
+    else
+      ok = cmp < 0;
+    if (!ok) return false;
+  }
+  return true;
+}
+
+Status parse_expected_table(std::string_view markdown, std::vector<ExpectedRow>* out) {
+  std::vector<ExpectedRow> rows;
+  int lineno = 0, table_line = 0;
+  auto bad = [&](const std::string& why) {
+    return Status::fail("expected/verdicts.md line " + std::to_string(lineno) + ": " + why);
+  };
+  for (std::string_view line : split(markdown, '\n')) {
+    ++lineno;
+    line = trim(line);
+    if (line.empty() || line[0] != '|') continue;
+    if (line.size() < 2 || line.back() != '|') return bad("table row must end with '|'");
+    auto cells = split(line.substr(1, line.size() - 2), '|');
+    for (auto& c : cells) c = trim(c);
+    if (cells.size() != std::size(kColumns)) return bad("expected 6 cells, got " + std::to_string(cells.size()));
+    ++table_line;
+    if (table_line == 1) {
+      for (size_t i = 0; i < cells.size(); ++i)
+        if (cells[i] != kColumns[i]) return bad("header cell " + std::to_string(i + 1) + " must be " + kColumns[i]);
+      continue;
+    }
+    if (table_line == 2) {
+      if (cells[0].find("---") == std::string_view::npos) return bad("second table line must be the separator");
+      continue;
+    }
+    ExpectedRow r;
+    r.line = lineno;
+    r.binary = std::string(cells[0]);
+    r.case_name = std::string(cells[1]);
+    r.condition = std::string(cells[2]);
+    r.evidence = std::string(cells[5]);
+    if (!is_binary_name(r.binary)) return bad("bad binary name '" + r.binary + "'");
+    if (!is_valid_case_name(r.case_name)) return bad("bad case name '" + r.case_name + "'");
+    Status cond = check_condition_syntax(r.condition);
+    if (!cond.ok()) return bad(cond.detail);
+    auto v = verdict_from_name(cells[3]);
+    if (!v || *v == Verdict::Usage || *v == Verdict::Harness)
+      return bad("verdict must be PASS, FAIL, CRASH, HANG or SKIP, not '" + std::string(cells[3]) + "'");
+    r.verdict = *v;
+    if (cells[4] != "-")
+      for (auto label : split(cells[4], ',')) {
+        label = trim(label);
+        if (label.empty() || label.find_first_of(" ;\"") != std::string_view::npos)
+          return bad("bad label '" + std::string(label) + "'");
+        r.labels.emplace_back(label);
+      }
+    if (r.evidence.empty() || r.evidence == "-") return bad("every row names its evidence");
+    for (const auto& prev : rows)
+      if (prev.binary == r.binary && prev.case_name == r.case_name && prev.condition == "*")
+        return bad(r.binary + "." + r.case_name + " has a row after its unconditional '*' row");
+    rows.push_back(std::move(r));
+  }
+  if (table_line == 0) return Status::fail("expected/verdicts.md: no table found");
+  std::set<std::string> with_default;
+  for (const auto& r : rows)
+    if (r.condition == "*") with_default.insert(r.binary + "." + r.case_name);
+  for (const auto& r : rows)
+    if (!with_default.count(r.binary + "." + r.case_name)) {
+      lineno = r.line;
+      return bad(r.binary + "." + r.case_name + " has no unconditional '*' row");
+    }
+  *out = std::move(rows);
+  return Status::pass();
+}
+
+const ExpectedRow* find_expected(const std::vector<ExpectedRow>& rows, std::string_view binary,
+                                 std::string_view case_name, const Facts& facts) {
+  for (const auto& r : rows)
+    if (r.binary == binary && r.case_name == case_name && condition_holds(r.condition, facts)) return &r;
+  return nullptr;
+}
+
+bool is_known_crash(const std::vector<ExpectedRow>& rows, std::string_view binary, std::string_view case_name) {
+  for (const auto& r : rows)
+    if (r.binary == binary && r.case_name == case_name && r.verdict == Verdict::Crash) return true;
+  return false;
+}
+
+std::vector<std::string> labels_of(const std::vector<ExpectedRow>& rows, std::string_view binary,
+                                   std::string_view case_name) {
+  std::vector<std::string> out;
+  for (const auto& r : rows)
+    if (r.binary == binary && r.case_name == case_name)
+      for (const auto& l : r.labels)
+        if (std::find(out.begin(), out.end(), l) == out.end()) out.push_back(l);
+  return out;
+}
+
+}  // namespace vmr

@@ -1,0 +1,45 @@
+// expected/verdicts.md: the one table of expected verdicts. CMake reads it to set WILL_FAIL and LABELS, the
+// binaries embed it to mark known-crash cases in --list, and check_expected compares observed runs against it.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/status.h"
+
+namespace vmr {
+
+struct ExpectedRow {
+  std::string binary;
+  std::string case_name;
+  std::string condition;  // "*" or terms joined by " & ": key OP value, OP one of = != >= <= > <
+  Verdict verdict = Verdict::Pass;
+  std::vector<std::string> labels;
+  std::string evidence;
+  int line = 0;
+};
+
+using Facts = std::map<std::string, std::string>;
+
+// Rows of a binary's case are tried in order; the first whose condition holds applies, and the last one must be
+// the unconditional "*" row. Any malformed row is an error naming its line.
+Status parse_expected_table(std::string_view markdown, std::vector<ExpectedRow>* rows);
+Status check_condition_syntax(std::string_view condition);
+// A term whose key is not among the facts does not hold.
+bool condition_holds(std::string_view condition, const Facts& facts);
+// Dotted numeric comparison ("7.0.10" > "7.0.2"); returns false when either side is not a version.
+bool compare_versions(std::string_view a, std::string_view b, int* cmp);
+
+const ExpectedRow* find_expected(const std::vector<ExpectedRow>& rows, std::string_view binary,
+                                 std::string_view case_name, const Facts& facts);
+bool is_known_crash(const std::vector<ExpectedRow>& rows, std::string_view binary, std::string_view case_name);
+// Labels of every row of the case, each once, in table order.
+std::vector<std::string> labels_of(const std::vector<ExpectedRow>& rows, std::string_view binary,
+                                   std::string_view case_name);
+
+// The table as built into this binary (generated from expected/verdicts.md at configure time).
+extern const char kExpectedTable[];
+
+}  // namespace vmr

@@ -1,0 +1,23 @@
+// One program, two roles: a process started with the rank flag is a rank, any other is the launcher.
+#include <unistd.h>
+
+#include <cstdio>
+#include <string_view>
+
+#include "harness/launcher.h"
+#include "harness/options.h"
+#include "harness/rank_process.h"
+
+namespace vmr {
+
+int repro_main(const ReproBinary& bin, int argc, char** argv) {
+  if (argc >= 2 && std::string_view(argv[1]).rfind(kRankFlag, 0) == 0) {
+    int code = rank_main(bin, argc, argv);
+    // _exit: a GPU runtime's exit-time teardown must not turn a reported verdict into a crash.
+    std::fflush(nullptr);
+    ::_exit(code);
+  }
+  return launcher_main(bin, argc, argv);
+}
+
+}  // namespace vmr

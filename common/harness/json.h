@@ -1,0 +1,54 @@
+// Minimal JSON: a writer for --json records and a strict reader for the expected-verdict check.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/status.h"
+
+namespace vmr {
+
+class JsonWriter {
+ public:
+  JsonWriter& begin_object();
+  JsonWriter& end_object();
+  JsonWriter& begin_array();
+  JsonWriter& end_array();
+  JsonWriter& key(std::string_view k);
+  JsonWriter& value(std::string_view s);
+  JsonWriter& value(const char* s) { return value(std::string_view(s)); }
+  JsonWriter& value(double d);
+  JsonWriter& value(int64_t i);
+  JsonWriter& value(int i) { return value(int64_t(i)); }
+  JsonWriter& value(bool b);
+  JsonWriter& null();
+  const std::string& str() const { return out_; }
+
+ private:
+  void before_value();
+  std::string out_;
+  std::vector<bool> first_;  // per open container: no element written yet
+  bool after_key_ = false;
+};
+
+std::string json_quote(std::string_view s);
+
+struct JsonValue {
+  enum Type { Null, Bool, Number, String, Array, Object } type = Null;
+  bool b = false;
+  double num = 0;
+  std::string str;
+  std::vector<JsonValue> arr;
+  std::vector<std::pair<std::string, JsonValue>> obj;
+
+  const JsonValue* get(std::string_view key) const;  // nullptr when absent or not an object
+  std::string get_string(std::string_view key, std::string fallback = {}) const;
+};
+
+Status parse_json(std::string_view text, JsonValue* out);
+
+}  // namespace vmr

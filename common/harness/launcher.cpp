@@ -1,0 +1,185 @@
+// The launcher side of every reproducer: command line, case selection, the environment block, one supervised
+// run per case, then the summary: the VERDICT line and the --json record.
+#include "harness/launcher.h"
+
+#include <signal.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+
+#include "harness/env_block.h"
+#include "harness/expected.h"
+#include "harness/json_report.h"
+#include "harness/options.h"
+#include "harness/supervisor.h"
+#include "harness/text.h"
+
+namespace vmr {
+
+namespace {
+
+// Cases a plain run leaves out, and why: expected to crash, or harness self-tests that misbehave on purpose.
+std::vector<std::string> opt_in_tags(const std::vector<ExpectedRow>& table, const ReproBinary& bin, const CaseDef& c) {
+  std::vector<std::string> tags;
+  if (is_known_crash(table, bin.name, c.name)) tags.push_back("known-crash");
+  for (const auto& l : labels_of(table, bin.name, c.name))
+    if (l == "selftest") tags.push_back(l);
+  return tags;
+}
+
+void print_case_list(const std::vector<ExpectedRow>& table, const ReproBinary& bin) {
+  for (const auto& c : bin.cases) {
+    auto tags = opt_in_tags(table, bin, c);
+    std::printf("%-22s %s%s\n", c.name, c.description, tags.empty() ? "" : (" [" + join(tags, ", ") + "]").c_str());
+  }
+}
+
+// --case names run exactly those; otherwise --all runs every case, and a plain run every case without a tag.
+std::vector<const CaseDef*> select_cases(const std::vector<ExpectedRow>& table, const ReproBinary& bin,
+                                         const Options& o) {
+  std::vector<const CaseDef*> selected;
+  for (const auto& c : bin.cases) {
+    bool named = std::find(o.cases.begin(), o.cases.end(), c.name) != o.cases.end();
+    if (o.cases.empty() ? (o.all || opt_in_tags(table, bin, c).empty()) : named) selected.push_back(&c);
+  }
+  return selected;
+}
+
+std::string format_human(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+CaseResult run_one(const ReproBinary& bin, const CaseDef& c, const Options& o, const std::vector<int>& devices,
+                   bool several) {
+  LaunchPlan plan;
+  plan.case_name = c.name;
+  plan.devices = devices;
+  plan.timeout_s = o.timeout_given ? o.timeout_s : c.default_timeout_s > 0 ? c.default_timeout_s : o.timeout_s;
+  std::printf("--- %s.%s: %s (deadline %s s)\n", bin.name, c.name, c.description,
+              format_double(plan.timeout_s).c_str());
+  std::fflush(stdout);
+  CaseResult r = run_case(plan);
+  std::vector<std::string> metrics;
+  for (const auto& m : case_metrics(r)) metrics.push_back(m.name + "=" + format_human(m.value) + " " + m.unit);
+  if (!metrics.empty()) std::printf("METRICS: %s.%s %s\n", bin.name, c.name, join(metrics, ", ").c_str());
+  if (several) std::printf("RESULT: %s %s.%s %s\n", verdict_name(r.verdict), bin.name, c.name, r.detail.c_str());
+  std::fflush(stdout);
+  return r;
+}
+
+// Which case verdict a run of several cases reports: the suite's own breakage first, then the ways a GPU case can
+// go wrong from the most to the least disruptive; SKIP only when every case skipped. (verdict_rules.cpp orders rank
+// records within one case differently: there HANG comes first, as it names the wait the others were stuck in.)
+int case_summary_precedence(Verdict v) {
+  switch (v) {
+    case Verdict::Harness:
+      return 6;
+    case Verdict::Hang:
+      return 5;
+    case Verdict::Crash:
+      return 4;
+    case Verdict::Fail:
+      return 3;
+    case Verdict::Pass:
+      return 2;
+    case Verdict::Skip:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+struct Summary {
+  Verdict verdict = Verdict::Skip;
+  std::string label;  // the case, or the cases joined by '+'
+  std::string detail;
+};
+
+Summary summarize(const std::vector<CaseResult>& results) {
+  if (results.empty()) return {Verdict::Usage, "-", "no case selected"};
+  if (results.size() == 1) return {results[0].verdict, results[0].case_name, results[0].detail};
+  Summary s;
+  std::map<Verdict, std::vector<std::string>> by;
+  std::vector<std::string> all, parts;
+  for (const auto& r : results) {
+    by[r.verdict].push_back(r.case_name);
+    all.push_back(r.case_name);
+    if (case_summary_precedence(r.verdict) > case_summary_precedence(s.verdict)) s.verdict = r.verdict;
+  }
+  s.label = join(all, "+");
+  for (const auto& [v, cases] : by) parts.push_back(std::string(verdict_name(v)) + ": " + join(cases, ","));
+  s.detail = join(parts, "; ");
+  return s;
+}
+
+}  // namespace
+
+int launcher_main(const ReproBinary& bin, int argc, char** argv) {
+  ::signal(SIGPIPE, SIG_IGN);  // a closed stdout must not kill the process CTest waits on
+  std::vector<ExpectedRow> table;
+  Status tab = parse_expected_table(kExpectedTable, &table);
+  if (!tab.ok()) {
+    std::printf("VERDICT: HARNESS %s.- built-in expected table: %s\n", bin.name, tab.detail.c_str());
+    return exit_code(Verdict::Harness);
+  }
+  std::vector<std::string> names;
+  for (const auto& c : bin.cases) names.emplace_back(c.name);
+  Options o;
+  Status parsed = parse_options(argc, argv, names, &o);
+  if (!parsed.ok()) {
+    std::fprintf(stderr, "%s: %s\n", bin.name, parsed.detail.c_str());
+    return exit_code(Verdict::Usage);
+  }
+  if (o.help) {
+    std::fputs(usage_text(bin.name).c_str(), stdout);
+    return 0;
+  }
+  if (o.list) {
+    print_case_list(table, bin);
+    return 0;
+  }
+  std::vector<const CaseDef*> selected = select_cases(table, bin, o);
+  auto env = [](const char* k) -> const char* { return ::getenv(k); };
+  int ranks = 0;
+  Status st = resolve_ranks(o, env, &ranks);
+  RunSummary run{bin.name, bin.backend.name, {}, {}, {}, {}};
+  if (st.ok()) st = resolve_devices(o, ranks, env, &run.devices, &run.device_source);
+  if (!st.ok()) {
+    std::printf("VERDICT: HARNESS %s.- %s\n", bin.name, st.detail.c_str());
+    return exit_code(Verdict::Harness);
+  }
+  std::string json_tmp = o.json_path.empty() ? "" : o.json_path + ".tmp";
+  if (!json_tmp.empty() && !std::ofstream(json_tmp)) {
+    std::fprintf(stderr, "%s: --json: cannot write '%s'\n", bin.name, o.json_path.c_str());
+    return exit_code(Verdict::Usage);
+  }
+
+  run.host = host_environment(bin.name, bin.backend.name);
+  run.vars = runtime_variables();
+  std::vector<std::string> dev_text;
+  for (int d : run.devices) dev_text.push_back(std::to_string(d));
+  std::printf("%srun: ranks=%d devices=%s (%s)\n", format_env_block(run.host, run.vars).c_str(), ranks,
+              join(dev_text, ",").c_str(), run.device_source.c_str());
+
+  std::vector<CaseResult> results;
+  for (const CaseDef* c : selected) results.push_back(run_one(bin, *c, o, run.devices, selected.size() > 1));
+
+  Summary s = summarize(results);
+  if (!json_tmp.empty()) {
+    std::ofstream(json_tmp) << run_json(run, results, s.verdict, s.detail);
+    if (::rename(json_tmp.c_str(), o.json_path.c_str()) != 0) {
+      std::printf("VERDICT: HARNESS %s.%s cannot write --json %s\n", bin.name, s.label.c_str(), o.json_path.c_str());
+      return exit_code(Verdict::Harness);
+    }
+  }
+  std::printf("VERDICT: %s %s.%s %s\n", verdict_name(s.verdict), bin.name, s.label.c_str(), s.detail.c_str());
+  std::fflush(stdout);
+  return exit_code(s.verdict);
+}
+
+}  // namespace vmr

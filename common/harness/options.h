@@ -1,0 +1,61 @@
+// The command line every binary shares, and the one internal flag that makes a process a rank.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/status.h"
+
+namespace vmr {
+
+constexpr int kMaxRanks = 64;
+constexpr int kDefaultRanks = 2;
+constexpr double kDefaultTimeoutS = 60;
+
+struct Options {
+  bool help = false;
+  bool list = false;
+  bool all = false;                // run known-crash cases too
+  std::vector<std::string> cases;  // empty: every case not known to crash
+  int ranks = 0;                   // 0: not given
+  std::vector<int> devices;        // empty: not given
+  double timeout_s = kDefaultTimeoutS;
+  bool timeout_given = false;
+  std::string json_path;
+};
+
+// Parses argv[1..]. A bad command line is a Usage status with one line saying what is wrong.
+// known_cases validates --case; ranks and devices are cross-checked.
+Status parse_options(int argc, const char* const* argv, const std::vector<std::string>& known_cases, Options* out);
+std::string usage_text(std::string_view binary);
+
+// Devices for ranks 0..n-1: --devices, else CTEST_RESOURCE_GROUP_<i>_GPUS (id:<n>,slots:<k>), else 0..n-1.
+// getenv is injectable for tests.
+Status resolve_devices(const Options& opts, int ranks, const std::function<const char*(const char*)>& getenv_fn,
+                       std::vector<int>* devices, std::string* source);
+// Ranks to run: --ranks, else the --devices count, else the CTest resource-group count, else 2.
+Status resolve_ranks(const Options& opts, const std::function<const char*(const char*)>& getenv_fn, int* ranks);
+
+// --- the rank flag ---------------------------------------------------------------------------------------------
+constexpr std::string_view kRankFlag = "--vmem-repro-rank=";
+
+struct RankArgs {
+  int rank = 0;
+  int ranks = 0;
+  std::string case_name;
+  std::vector<int> devices;  // the device of every rank; this rank's is devices[rank]
+  int status_fd = -1;
+  std::vector<int> ctl_fds;  // ctl_fds[j]: socket to rank j; -1 for self
+  int64_t deadline_ns = 0;   // absolute CLOCK_MONOTONIC
+};
+
+std::string format_rank_flag(const RankArgs& a);
+// Strict: every key exactly once, nothing else, numbers in range, one ctl fd per other rank.
+Status parse_rank_flag(std::string_view arg, RankArgs* out);
+bool is_valid_case_name(std::string_view name);
+
+}  // namespace vmr

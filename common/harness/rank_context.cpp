@@ -1,0 +1,64 @@
+#include "harness/rank_context.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "harness/text.h"
+
+namespace vmr {
+
+void RankContext::info(std::string_view key, std::string_view value) {
+  std::printf("env: %.*s = %.*s\n", int(key.size()), key.data(), int(value.size()), value.data());
+  std::fflush(stdout);
+  record_.info.emplace_back(std::string(key), std::string(value));
+}
+
+void RankContext::start_phases() { phase_start_ns_ = monotonic_ns(); }
+
+void RankContext::phase_done(std::string_view name) {
+  int64_t now = monotonic_ns();
+  record_.phases.emplace_back(std::string(name), double(now - phase_start_ns_) / 1e9);
+  phase_start_ns_ = now;
+}
+
+void RankContext::metric(std::string_view name, double value, std::string_view unit) {
+  record_.metrics.push_back({std::string(name), value, std::string(unit)});
+}
+
+Status RankContext::agree(const Status& mine) {
+  std::vector<std::string> all;
+  VMR_TRY(mesh_->all_gather(std::string(verdict_name(mine.verdict)) + " " + mine.detail, &all));
+  for (int j = 0; j < ranks(); ++j) {
+    std::string_view entry = all[j];
+    std::string_view name = entry.substr(0, entry.find(' '));
+    auto v = verdict_from_name(name);
+    if (!v) return Status::harness("protocol: rank " + std::to_string(j) + " sent a bad agreement record");
+    if (*v == Verdict::Pass) continue;
+    std::string detail = name.size() < entry.size() ? std::string(entry.substr(name.size() + 1)) : "";
+    // Every rank returns the same text, so the launcher's verdict reads the same whichever rank it quotes.
+    return {*v, "rank " + std::to_string(j) + ": " + detail};
+  }
+  return Status::pass();
+}
+
+Status RankContext::max_over_ranks(double mine, double* max) {
+  std::vector<std::string> all;
+  VMR_TRY(mesh_->all_gather(format_double(mine), &all));
+  *max = mine;
+  for (int j = 0; j < ranks(); ++j) {
+    double v = 0;
+    if (!parse_double(all[j], &v))
+      return Status::harness("protocol: rank " + std::to_string(j) + " sent '" + all[j] + "'");
+    if (v > *max) *max = v;
+  }
+  return Status::pass();
+}
+
+Status RankContext::require_devices(int visible, std::string_view runtime) const {
+  int highest = *std::max_element(devices_.begin(), devices_.end());
+  if (highest < visible) return Status::pass();
+  return Status::skip("not enough GPUs: " + std::to_string(ranks()) + " ranks want device " + std::to_string(highest) +
+                      " but " + std::to_string(visible) + " " + std::string(runtime) + " device(s) are visible");
+}
+
+}  // namespace vmr

@@ -1,0 +1,35 @@
+#include "harness/status.h"
+
+#include <cerrno>
+#include <cstring>
+
+namespace vmr {
+
+namespace {
+struct VerdictRow {
+  Verdict verdict;
+  const char* name;
+  int code;
+};
+constexpr VerdictRow kRows[] = {
+    {Verdict::Pass, "PASS", 0},        {Verdict::Fail, "FAIL", 1}, {Verdict::Usage, "USAGE", 2},
+    {Verdict::Crash, "CRASH", 3},      {Verdict::Hang, "HANG", 4}, {Verdict::Skip, "SKIP", 77},
+    {Verdict::Harness, "HARNESS", 99},
+};
+}  // namespace
+
+int exit_code(Verdict v) { return kRows[static_cast<int>(v)].code; }
+const char* verdict_name(Verdict v) { return kRows[static_cast<int>(v)].name; }
+
+std::optional<Verdict> verdict_from_name(std::string_view name) {
+  for (const auto& row : kRows)
+    if (name == row.name) return row.verdict;
+  return std::nullopt;
+}
+
+std::string errno_text(std::string_view what) {
+  int saved = errno;
+  return std::string(what) + ": " + std::strerror(saved);
+}
+
+}  // namespace vmr

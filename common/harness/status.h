@@ -1,0 +1,40 @@
+// Verdicts and the error-as-value type every layer returns up to a rank's top level.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace vmr {
+
+// Ordered by the exit-code contract in README.md; never renumber.
+enum class Verdict { Pass, Fail, Usage, Crash, Hang, Skip, Harness };
+
+int exit_code(Verdict v);
+const char* verdict_name(Verdict v);  // "PASS", "FAIL", ...
+std::optional<Verdict> verdict_from_name(std::string_view name);
+
+struct [[nodiscard]] Status {
+  Verdict verdict = Verdict::Pass;
+  std::string detail;
+
+  bool ok() const { return verdict == Verdict::Pass; }
+
+  static Status pass(std::string detail = {}) { return {Verdict::Pass, std::move(detail)}; }
+  static Status fail(std::string detail) { return {Verdict::Fail, std::move(detail)}; }
+  static Status skip(std::string detail) { return {Verdict::Skip, std::move(detail)}; }
+  static Status hang(std::string detail) { return {Verdict::Hang, std::move(detail)}; }
+  static Status harness(std::string detail) { return {Verdict::Harness, std::move(detail)}; }
+};
+
+// "what: strerror(errno)" for a failed libc call; reads errno, so call it first.
+std::string errno_text(std::string_view what);
+
+}  // namespace vmr
+
+// Returns early from the enclosing function when a Status-returning call did not pass.
+#define VMR_TRY(expr)                                  \
+  do {                                                 \
+    ::vmr::Status vmr_try_status_ = (expr);            \
+    if (!vmr_try_status_.ok()) return vmr_try_status_; \
+  } while (0)

@@ -1,0 +1,377 @@
+#include "harness/supervisor.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+#include "harness/channel.h"
+#include "harness/deadline.h"
+#include "harness/options.h"
+#include "harness/scope_guard.h"
+#include "harness/text.h"
+
+namespace vmr {
+
+namespace {
+
+// Fixed fd numbers inside a rank, so that a rank's command line reads the same on every run.
+constexpr int kStatusFd = 3;
+constexpr int kCtlFdBase = 10;
+constexpr int kParkFdMin = 256;  // where the child parks fds before moving them down to their fixed numbers
+// A child that cannot become a rank exits with the harness-error code (with a record when exec itself failed).
+constexpr int kChildSetupFailed = 99;
+
+struct RankPipes {
+  UniqueFd status_r, status_w, out_r, out_w, err_r, err_w;
+};
+
+struct Stream {
+  int rank;
+  enum Kind { Out, Err, StatusRec } kind;
+  UniqueFd fd;
+  std::string partial;  // text after the last newline, or the record bytes so far
+};
+
+Status make_pipe(UniqueFd* r, UniqueFd* w) {
+  int p[2];
+  if (::pipe2(p, O_CLOEXEC) != 0) return Status::harness(errno_text("pipe2"));
+  r->reset(p[0]);
+  w->reset(p[1]);
+  return Status::pass();
+}
+
+// Async-signal-safe decimal for the child's exec-failure record.
+size_t format_uint(unsigned v, char* buf) {
+  char tmp[16];
+  size_t n = 0;
+  do tmp[n++] = char('0' + v % 10);
+  while ((v /= 10) && n < sizeof tmp);
+  for (size_t i = 0; i < n; ++i) buf[i] = tmp[n - 1 - i];
+  return n;
+}
+
+// Closes every fd that is not the target of a move (async-signal-safe: close, close_range; a bounded close loop
+// where the kernel lacks close_range).
+void close_all_but(const std::vector<std::pair<int, int>>& moves) {
+  bool keep[kCtlFdBase + kMaxRanks] = {};
+  int highest = 0;
+  for (const auto& m : moves) {
+    keep[m.second] = true;
+    highest = std::max(highest, m.second);
+  }
+  for (int fd = 0; fd <= highest; ++fd)
+    if (!keep[fd]) ::close(fd);
+  if (::syscall(SYS_close_range, unsigned(highest + 1), ~0u, 0u) != 0)
+    for (int fd = highest + 1; fd < 65536; ++fd) ::close(fd);
+}
+
+// Between fork and exec: async-signal-safe calls only, and never return into the launcher's code.
+[[noreturn]] void exec_rank(pid_t parent, pid_t pgid, const std::vector<std::pair<int, int>>& moves, const char* exe,
+                            char* const* argv, const std::string& exec_fail_head, const std::string& exec_fail_tail) {
+  ::setpgid(0, pgid);
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(kChildSetupFailed);  // the launcher died before PDEATHSIG was armed
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  ::sigaction(SIGPIPE, &dfl, nullptr);  // the launcher ignores SIGPIPE; a rank must not inherit that
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  int parked[kMaxRanks + 8];
+  for (size_t i = 0; i < moves.size(); ++i) {
+    parked[i] = ::fcntl(moves[i].first, F_DUPFD_CLOEXEC, kParkFdMin);
+    if (parked[i] < 0) ::_exit(kChildSetupFailed);
+  }
+  for (size_t i = 0; i < moves.size(); ++i)
+    if (::dup2(parked[i], moves[i].second) < 0) ::_exit(kChildSetupFailed);  // dup2 clears CLOEXEC on the target
+  // Our own fds are all close-on-exec, but the launcher may have inherited open ones from whoever started it: a rank
+  // keeps exactly 0-2, the status fd and its control sockets.
+  close_all_but(moves);
+  ::execv(exe, argv);
+  char num[16];
+  size_t n = format_uint(unsigned(errno), num);
+  (void)!::write(kStatusFd, exec_fail_head.data(), exec_fail_head.size());
+  (void)!::write(kStatusFd, num, n);
+  (void)!::write(kStatusFd, exec_fail_tail.data(), exec_fail_tail.size());
+  ::_exit(kChildSetupFailed);
+}
+
+std::string read_proc_line(pid_t pid, const char* what) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/" + what);
+  std::string line;
+  std::getline(f, line);
+  return line;
+}
+
+// State letter from /proc/<pid>/stat: the field after the parenthesised command name.
+std::string proc_state(pid_t pid) {
+  std::string stat = read_proc_line(pid, "stat");
+  size_t rp = stat.rfind(')');
+  return rp == std::string::npos || rp + 2 >= stat.size() ? "?" : stat.substr(rp + 2, 1);
+}
+
+void push_tail(std::deque<std::string>* tail, std::string line) {
+  tail->push_back(std::move(line));
+  if (tail->size() > kTailLines) tail->pop_front();
+}
+
+void raise_fd_limit() {
+  rlimit rl{};
+  if (::getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+    rl.rlim_cur = rl.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &rl);
+  }
+}
+
+class Supervisor {
+ public:
+  Supervisor(const LaunchPlan& plan, CaseResult* result) : plan_(plan), r_(result) {}
+
+  Status spawn();
+  void supervise();
+
+ private:
+  void relay(Stream& s, std::string_view chunk, bool eof);
+  void reap();
+  bool all_done() const;
+  void finish_records();
+
+  const LaunchPlan& plan_;
+  CaseResult* r_;
+  std::vector<Stream> streams_;
+  pid_t pgid_ = 0;
+};
+
+Status Supervisor::spawn() {
+  const int n = int(plan_.devices.size());
+  raise_fd_limit();
+  // ctl[i][j]: rank i's end of the socket to rank j.
+  std::vector<std::vector<UniqueFd>> ctl(n);
+  for (auto& row : ctl) row.resize(n);
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j) VMR_TRY(make_socket_pair(&ctl[i][j], &ctl[j][i]));
+  std::vector<RankPipes> pipes(n);
+  for (auto& p : pipes) {
+    VMR_TRY(make_pipe(&p.status_r, &p.status_w));
+    VMR_TRY(make_pipe(&p.out_r, &p.out_w));
+    VMR_TRY(make_pipe(&p.err_r, &p.err_w));
+  }
+  UniqueFd devnull(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  if (!devnull.valid()) return Status::harness(errno_text("open /dev/null"));
+
+  // Ranks give up a little before the launcher kills them, so the rank left waiting can say whom it waited for.
+  const int64_t deadline_ns = r_->start_ns + int64_t(plan_.timeout_s * 1e9);
+  const int64_t rank_deadline_ns = deadline_ns - std::min<int64_t>(250000000, int64_t(plan_.timeout_s * 1e8));
+  RankRecord fail_record;
+  fail_record.verdict = Verdict::Harness;
+  fail_record.detail = "@@";
+  std::string fail_text = encode_record(fail_record);
+  size_t at = fail_text.find("@@");
+  const std::string fail_head = fail_text.substr(0, at) + "exec " + plan_.exe + " failed: errno ";
+  const std::string fail_tail = fail_text.substr(at + 2);
+
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t parent = ::getpid();
+  for (int i = 0; i < n; ++i) {
+    // Everything the child needs is built before fork: it may not allocate afterwards.
+    RankArgs a;
+    a.rank = i;
+    a.ranks = n;
+    a.case_name = plan_.case_name;
+    a.devices = plan_.devices;
+    a.status_fd = kStatusFd;
+    a.deadline_ns = rank_deadline_ns;
+    std::vector<std::pair<int, int>> moves = {
+        {devnull.get(), 0}, {pipes[i].out_w.get(), 1}, {pipes[i].err_w.get(), 2}, {pipes[i].status_w.get(), kStatusFd}};
+    for (int j = 0; j < n; ++j) {
+      a.ctl_fds.push_back(j == i ? -1 : kCtlFdBase + j);
+      if (j != i) moves.emplace_back(ctl[i][j].get(), kCtlFdBase + j);
+    }
+    std::string flag = format_rank_flag(a);
+    std::string exe = plan_.exe;
+    char* argv[] = {exe.data(), flag.data(), nullptr};
+
+    pid_t pid = ::fork();
+    if (pid < 0) return Status::harness(errno_text("fork rank " + std::to_string(i)));
+    if (pid == 0) exec_rank(parent, pgid_, moves, plan_.exe.c_str(), argv, fail_head, fail_tail);
+    if (pgid_ == 0) pgid_ = pid;
+    ::setpgid(pid, pgid_);  // also here, so the group exists before we might signal it
+    r_->ranks[i].pid = pid;
+  }
+  for (int i = 0; i < n; ++i) {
+    streams_.push_back({i, Stream::Out, std::move(pipes[i].out_r), {}});
+    streams_.push_back({i, Stream::Err, std::move(pipes[i].err_r), {}});
+    streams_.push_back({i, Stream::StatusRec, std::move(pipes[i].status_r), {}});
+  }
+  return Status::pass();  // the child ends of every pipe and socket close here, with `pipes` and `ctl`
+}
+
+void Supervisor::relay(Stream& s, std::string_view chunk, bool eof) {
+  RankOutcome& rank = r_->ranks[s.rank];
+  if (s.kind == Stream::StatusRec) {
+    s.partial.append(chunk);
+    return;
+  }
+  s.partial.append(chunk);
+  size_t start = 0, nl;
+  auto emit = [&](std::string line) {
+    if (plan_.relay_output) {
+      std::FILE* to = s.kind == Stream::Out ? stdout : stderr;
+      std::fprintf(to, "[rank %d] %s\n", s.rank, line.c_str());
+      std::fflush(to);
+    }
+    push_tail(s.kind == Stream::Out ? &rank.stdout_tail : &rank.stderr_tail, std::move(line));
+  };
+  while ((nl = s.partial.find('\n', start)) != std::string::npos) {
+    emit(s.partial.substr(start, nl - start));
+    start = nl + 1;
+  }
+  s.partial.erase(0, start);
+  if (eof && !s.partial.empty()) emit(std::exchange(s.partial, {}));
+}
+
+void Supervisor::reap() {
+  for (auto& rank : r_->ranks) {
+    if (rank.reaped || rank.pid <= 0) continue;
+    int st = 0;
+    pid_t got = ::waitpid(rank.pid, &st, WNOHANG);
+    if (got == rank.pid) {
+      rank.reaped = true;
+      rank.exit = classify_wait_status(st);
+      rank.end_ns = monotonic_ns();
+    } else if (got < 0 && errno != EINTR) {
+      rank.reaped = true;  // not our child any more (ECHILD): nothing left to wait for
+      rank.end_ns = monotonic_ns();
+    }
+  }
+}
+
+bool Supervisor::all_done() const {
+  for (const auto& rank : r_->ranks)
+    if (!rank.reaped) return false;
+  for (const auto& s : streams_)
+    if (s.fd.valid()) return false;
+  return true;
+}
+
+void Supervisor::supervise() {
+  const int64_t deadline_ns = r_->start_ns + int64_t(plan_.timeout_s * 1e9);
+  int64_t stop_ns = deadline_ns;  // when the ranks still running get SIGTERM
+  KilledBy reason = KilledBy::Deadline;
+  int64_t term_ns = 0, kill_ns = 0;
+  char buf[65536];
+  for (;;) {
+    reap();
+    if (all_done()) break;
+    int64_t now = monotonic_ns();
+    // One rank died abnormally: the others get a short while to report, then they go too.
+    if (!term_ns && stop_ns > now) {
+      for (const auto& rank : r_->ranks) {
+        bool abnormal = rank.reaped && (rank.exit.signaled || rank.exit.code != 0);
+        if (abnormal && rank.end_ns + int64_t(plan_.after_death_s * 1e9) < stop_ns) {
+          stop_ns = rank.end_ns + int64_t(plan_.after_death_s * 1e9);
+          reason = KilledBy::AfterDeath;
+        }
+      }
+    }
+    if (!term_ns && now >= stop_ns) {
+      term_ns = now;
+      if (reason == KilledBy::Deadline) r_->deadline_passed = true;
+      for (auto& rank : r_->ranks)
+        if (!rank.reaped) rank.killed = reason;
+      ::kill(-pgid_, SIGTERM);
+    }
+    if (term_ns && !kill_ns && now >= term_ns + int64_t(plan_.term_grace_s * 1e9)) {
+      kill_ns = now;
+      ::kill(-pgid_, SIGKILL);
+    }
+    if (kill_ns && now >= kill_ns + int64_t(plan_.kill_wait_s * 1e9)) {
+      // A rank stuck in the driver (D state) ignores SIGKILL: say where it is and leave it.
+      for (auto& rank : r_->ranks)
+        if (!rank.reaped) rank.wchan = "state " + proc_state(rank.pid) + ", wchan " + read_proc_line(rank.pid, "wchan");
+      break;
+    }
+    int64_t next_ns = kill_ns   ? kill_ns + int64_t(plan_.kill_wait_s * 1e9)
+                      : term_ns ? term_ns + int64_t(plan_.term_grace_s * 1e9)
+                                : stop_ns;
+    // waitpid has no fd to poll, so wake at least every 20 ms to reap.
+    int timeout_ms = int(std::clamp<int64_t>((next_ns - now + 999999) / 1000000, 0, 20));
+    std::vector<pollfd> pfds;
+    std::vector<Stream*> owners;
+    for (auto& s : streams_)
+      if (s.fd.valid()) {
+        pfds.push_back({s.fd.get(), POLLIN, 0});
+        owners.push_back(&s);
+      }
+    int got = ::poll(pfds.data(), pfds.size(), timeout_ms);
+    if (got <= 0) continue;
+    for (size_t k = 0; k < pfds.size(); ++k) {
+      if (!pfds[k].revents) continue;
+      ssize_t len = ::read(pfds[k].fd, buf, sizeof buf);
+      if (len < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+      bool eof = len <= 0;
+      relay(*owners[k], std::string_view(buf, len > 0 ? size_t(len) : 0), eof);
+      if (eof) owners[k]->fd.reset();
+    }
+  }
+  for (auto& s : streams_) relay(s, {}, true);  // flush partial lines of ranks we gave up on
+  finish_records();
+}
+
+void Supervisor::finish_records() {
+  for (auto& s : streams_) {
+    if (s.kind != Stream::StatusRec || s.partial.empty()) continue;
+    RankOutcome& rank = r_->ranks[s.rank];
+    Status st = decode_record(s.partial, &rank.record);
+    rank.has_record = st.ok();
+    if (!st.ok()) rank.record_error = st.detail;
+  }
+}
+
+}  // namespace
+
+CaseResult run_case(const LaunchPlan& plan) {
+  CaseResult result;
+  result.case_name = plan.case_name;
+  result.start_ns = monotonic_ns();
+  for (size_t i = 0; i < plan.devices.size(); ++i) {
+    RankOutcome o;
+    o.rank = int(i);
+    o.device = plan.devices[i];
+    result.ranks.push_back(o);
+  }
+  Supervisor sup(plan, &result);
+  Status spawned = sup.spawn();
+  // Ranks already started are still reaped (killed at once) when a later spawn failed.
+  if (!spawned.ok()) {
+    for (auto& rank : result.ranks) {
+      if (rank.pid > 0)
+        ::kill(rank.pid, SIGKILL);
+      else
+        rank.reaped = true;
+    }
+  }
+  sup.supervise();
+  result.end_ns = monotonic_ns();
+  if (!spawned.ok()) {
+    result.verdict = Verdict::Harness;
+    result.detail = "spawning ranks failed: " + spawned.detail;
+  } else {
+    decide_verdict(&result, plan.timeout_s);
+  }
+  return result;
+}
+
+}  // namespace vmr

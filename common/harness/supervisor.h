@@ -1,0 +1,66 @@
+// The launcher: spawns one process per rank by fork + exec of /proc/self/exe, relays their output, owns the
+// deadline, reaps every rank and turns what happened into one verdict. It never touches a GPU runtime.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "harness/rank_record.h"
+#include "harness/status.h"
+#include "harness/wait_status.h"
+
+namespace vmr {
+
+struct LaunchPlan {
+  std::string exe = "/proc/self/exe";
+  std::string case_name;
+  std::vector<int> devices;  // one per rank; its size is the rank count
+  double timeout_s = 60;
+  double term_grace_s = 1.0;   // SIGTERM, then SIGKILL after this long
+  double kill_wait_s = 2.0;    // after SIGKILL, how long to wait for a rank stuck in the kernel
+  double after_death_s = 3.0;  // once a rank dies abnormally, the others get this long to report
+  bool relay_output = true;    // echo rank output live, prefixed "[rank N] "
+};
+
+enum class KilledBy { None, Deadline, AfterDeath };
+
+struct RankOutcome {
+  int rank = 0;
+  int device = 0;
+  pid_t pid = -1;
+  bool reaped = false;
+  ExitInfo exit;
+  int64_t end_ns = 0;  // when it was reaped
+  KilledBy killed = KilledBy::None;
+  bool has_record = false;
+  RankRecord record;
+  std::string record_error;  // why the record could not be read, when there was one
+  std::deque<std::string> stdout_tail, stderr_tail;
+  std::string wchan;  // for a rank that would not die: /proc/<pid>/wchan and its state
+};
+
+struct CaseResult {
+  std::string case_name;
+  Verdict verdict = Verdict::Harness;
+  std::string detail;
+  int64_t start_ns = 0, end_ns = 0;
+  bool deadline_passed = false;
+  std::vector<RankOutcome> ranks;
+
+  double wall_s() const { return double(end_ns - start_ns) / 1e9; }
+  // From the launch to the moment the last rank passed the start barrier; -1 when some rank never did.
+  double spawn_s() const;
+};
+
+CaseResult run_case(const LaunchPlan& plan);
+
+// Decides result->verdict and ->detail from the rank outcomes (pure; unit-tested).
+void decide_verdict(CaseResult* result, double timeout_s);
+
+constexpr size_t kTailLines = 20;
+
+}  // namespace vmr

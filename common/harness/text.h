@@ -1,0 +1,22 @@
+// Small strict text helpers shared by the command line, the records and the expected-verdict table.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vmr {
+
+std::vector<std::string_view> split(std::string_view s, char sep);
+std::string_view trim(std::string_view s);
+// Whole-string parses: no sign tricks, no trailing junk, no overflow.
+bool parse_int64(std::string_view s, int64_t* out);
+bool parse_int(std::string_view s, int min, int max, int* out);
+bool parse_double(std::string_view s, double* out);  // finite values only
+std::string format_double(double v);                 // shortest text that reads back exactly
+std::string join(const std::vector<std::string>& parts, std::string_view sep);
+// The function a call expression names, as error texts quote it: "drv.cuMemMap" -> "cuMemMap".
+std::string_view call_name(std::string_view expr);
+
+}  // namespace vmr

@@ -1,0 +1,169 @@
+// repro_hip_vmem_pinned / repro_hip_vmem_uncached: HIP VMem shared between processes (ROCm/iris#418).
+//
+//   owner: hipMemCreate (type, POSIX-fd handle) -> hipMemAddressReserve -> hipMemMap
+//          -> hipMemSetAccess (every device that touches it) -> hipMemExportToShareableHandle
+//   peer:  receive the fd (SCM_RIGHTS) -> hipMemImportFromShareableHandle -> reserve -> map -> set access
+//          -> read (works) / system-scope atomics (GPU memory access fault: the bug)
+//
+// CLR's hipMemCreate takes every VMem allocation from the GPU's COARSE-grained pool, whatever the type:
+// hipMemAllocationTypePinned (1), and hipMemAllocationTypeUncached (0x40000000) too until rocm-systems PR #4476,
+// after which Uncached selects the extended-scope fine-grained pool. The same source builds both binaries; only
+// kAllocType differs (VMR_UNCACHED). A PASS of repro_hip_vmem_uncached.atomics is the signal that the fix landed.
+#include <hip/hip_runtime.h>
+
+#include <string>
+#include <vector>
+
+#include "amd/amd_env.h"
+#include "amd/hip_vmem.h"
+#include "gpu/gpu_host.h"
+#include "harness/harness.h"
+
+#ifndef VMR_UNCACHED
+#error "build with -DVMR_UNCACHED=0 (pinned) or -DVMR_UNCACHED=1 (uncached)"
+#endif
+
+namespace {
+
+using vmr::RankContext;
+using vmr::Status;
+using vmr::UniqueFd;
+using namespace vmr_gpu;
+using vmr_hip::Block;
+
+#if VMR_UNCACHED
+constexpr const char* kBinary = "repro_hip_vmem_uncached";
+constexpr hipMemAllocationType kAllocType = vmr_hip::kAllocTypeUncached;
+constexpr const char* kTypeName = "hipMemAllocationTypeUncached (0x40000000)";
+#else
+constexpr const char* kBinary = "repro_hip_vmem_pinned";
+constexpr hipMemAllocationType kAllocType = hipMemAllocationTypePinned;
+constexpr const char* kTypeName = "hipMemAllocationTypePinned (1)";
+#endif
+
+// What describe() learns once per rank and every case uses.
+struct RankState {
+  vmr_amd::Env amd;
+  size_t granule = 0;  // hipMemGetAllocationGranularity of kAllocType, minimum
+} rank_state;
+
+// Owner: memory of kAllocType on our device, mapped, accessible to every rank's device, checked by a write and a
+// read (on ROCm 6.3 a failed hipMemMap can still return hipSuccess), exported as an fd.
+Status allocate_exported(RankContext& ctx, size_t size, Block* b, UniqueFd* fd) {
+  VMR_TRY(vmr_hip::create(ctx.device(), kAllocType, size, &b->mem));
+  VMR_TRY(vmr_hip::reserve(size, &b->range));
+  VMR_TRY(vmr_hip::map(b->range.va, size, b->mem, &b->map));
+  VMR_TRY(vmr_hip::set_access(b->range.va, size, ctx.devices()));
+  VMR_TRY(write_and_check(b->ptr(), size, ctx.rank(), "owner's mapping after hipMemMap"));
+  return vmr_hip::export_fd(b->mem, fd);
+}
+
+// Every rank sends its fd to every other rank and imports every other rank's memory.
+Status exchange(RankContext& ctx, const UniqueFd& own_fd, size_t size, std::vector<Block>* peers) {
+  return import_from_peers(ctx, own_fd.get(), peers,
+                           [&](int fd, Block* b) { return vmr_hip::import_block(ctx.device(), fd, size, b); });
+}
+
+Status describe(RankContext& ctx) {
+  VMR_TRY(vmr_amd::describe_rank(ctx, &rank_state.amd));
+  ctx.info("alloc_type", kTypeName);
+  ctx.info("os_handle_convention", vmr_hip::kOsHandleConvention);
+  VMR_TRY(vmr_hip::granularity(ctx.device(), kAllocType, &rank_state.granule));
+  ctx.info("vmem_granularity", std::to_string(rank_state.granule));
+#if VMR_UNCACHED
+  // Before HIP 7.0.2 hipMemCreate rejects the type: then there is nothing to reproduce here.
+  vmr_hip::Handle probe;
+  Status accepted = vmr_hip::create(ctx.device(), kAllocType, rank_state.granule, &probe);
+  if (!accepted.ok())
+    return Status::skip(accepted.detail + ": hipMemCreate accepts hipMemAllocationTypeUncached from HIP 7.0.2");
+#endif
+  return Status::pass();
+}
+
+// --- cases ---------------------------------------------------------------------------------------------------------
+
+constexpr size_t kReadBytes = size_t(64) << 20;
+
+Status case_read(RankContext& ctx) {
+  const size_t size = round_up(kReadBytes, rank_state.granule), n = size / sizeof(u64);
+  Block own;
+  UniqueFd fd;
+  VMR_TRY(allocate_exported(ctx, size, &own, &fd));  // leaves the owner's pattern in place
+  u64 own_sum = 0;
+  VMR_TRY(checksum(own.ptr(), size, &own_sum));
+  ctx.phase_done("setup");
+  std::vector<Block> peers;
+  VMR_TRY(exchange(ctx, fd, size, &peers));
+  ctx.phase_done("exchange");
+  VMR_TRY(verify_peer_reads(ctx, words_of(peers), n, own_sum));
+  ctx.phase_done("verify");
+  VMR_TRY(ctx.mesh().barrier("read-done"));
+  return Status::pass(std::to_string(size >> 20) + " MiB of HIP VMem (" + kTypeName +
+                      ") of every rank read exactly by every peer");
+}
+
+// The bug: peers' system-scope atomics into memory hipMemCreate took from the coarse-grained pool.
+Status case_atomics(RankContext& ctx) {
+  AtomicsRound sys, dev;
+  const size_t size = round_up(sys.counters * sizeof(u64), rank_state.granule);
+  Block own;
+  UniqueFd fd;
+  VMR_TRY(allocate_exported(ctx, size, &own, &fd));
+  ctx.phase_done("setup");
+  std::vector<Block> peers;
+  VMR_TRY(exchange(ctx, fd, size, &peers));
+  ctx.phase_done("exchange");
+  std::fprintf(stderr, "system-scope atomics into peer %s VMem: on affected nodes the GPU faults here\n", kTypeName);
+  std::fflush(stderr);
+  VMR_TRY(remote_atomics_round(ctx, own.ptr(), words_of(peers), true, "system", &sys));
+  ctx.phase_done("run");
+  if (!sys.mismatch.empty()) return Status::fail("system-scope atomics: " + sys.mismatch);
+  VMR_TRY(remote_atomics_round(ctx, own.ptr(), words_of(peers), false, "agent", &dev));
+  ctx.info("agent_scope_atomics", dev.mismatch.empty() ? "exact" : "not exact: " + dev.mismatch);
+  ctx.phase_done("verify");
+  VMR_TRY(ctx.mesh().barrier("atomics-done"));
+  return Status::pass(std::string("system-scope atomics into peers' ") + kTypeName +
+                      " VMem exact: " + std::to_string(sys.expect) + " per counter");
+}
+
+#if VMR_UNCACHED
+// The allocation itself works: each rank's own atomics into its own Uncached VMem, no peer involved.
+Status case_local(RankContext& ctx) {
+  AtomicsRound round;
+  Block own;
+  const size_t granule = rank_state.granule;
+  VMR_TRY(vmr_hip::create(ctx.device(), kAllocType, granule, &own.mem));
+  VMR_TRY(vmr_hip::reserve(granule, &own.range));
+  VMR_TRY(vmr_hip::map(own.range.va, granule, own.mem, &own.map));
+  VMR_TRY(vmr_hip::set_access(own.range.va, granule, {ctx.device()}));
+  ctx.phase_done("setup");
+  k_zero<<<kBlocks, kThreads>>>(own.ptr(), round.counters);
+  k_atomic_add_system<<<kBlocks, kThreads>>>(own.ptr(), round.counters, round.adds_per_thread);
+  VMR_TRY(finish("k_atomic_add_system into local Uncached VMem"));
+  ctx.phase_done("run");
+  const u64 expect = u64(kBlocks) * kThreads * round.adds_per_thread / round.counters;
+  std::string mismatch;
+  VMR_TRY(check_counters(own.ptr(), round.counters, expect, &mismatch));
+  ctx.phase_done("verify");
+  if (!mismatch.empty()) return Status::fail("local system-scope atomics: " + mismatch);
+  return Status::pass("hipMemCreate accepted Uncached; local system-scope atomics exact (" + std::to_string(expect) +
+                      " per counter)");
+}
+#endif
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  static const vmr::ReproBinary binary{
+      kBinary,
+      {"hip", describe},
+      {
+#if VMR_UNCACHED
+          {"local", "Uncached VMem on one device: local system-scope atomics (no peer)", case_local},
+#endif
+          {"read", "every peer reads each owner's HIP VMem exactly (safe)", case_read},
+          {"atomics", "every peer adds into each owner's HIP VMem at system scope (the GPU fault of iris#418)",
+           case_atomics},
+      }};
+  return vmr::repro_main(binary, argc, argv);
+}

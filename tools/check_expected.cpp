@@ -1,0 +1,401 @@
+// Compares observed verdicts with expected/verdicts.md: the expected_verdicts test, and the triage's summary.
+//
+// Reads every run record (*.json) in a results directory: one per case from CTest (<binary>.<case>.json), or one
+// per case and GPU pair from scripts/triage. Prints case / expected / observed / OK-or-CHANGED (a skip is
+// "not run" with its reason, never CHANGED), checks that the table and each binary's --list agree, and on request
+// prints exporter x importer matrices and writes summary.json and a Markdown report. Exit 1 on any CHANGED or
+// table problem.
+#include <dirent.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iomanip>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "harness/expected.h"
+#include "harness/json.h"
+#include "harness/text.h"
+
+namespace {
+
+using namespace vmr;
+
+bool read_file(const std::string& path, std::string* out) {
+  std::ifstream f(path);
+  if (!f) return false;
+  std::stringstream ss;
+  ss << f.rdbuf();
+  *out = ss.str();
+  return true;
+}
+
+std::string basename_of(const std::string& path) { return path.substr(path.find_last_of('/') + 1); }
+
+// Case names from `<binary> --list`: the first word of each line.
+bool list_cases(const std::string& path, std::vector<std::string>* cases) {
+  std::FILE* p = ::popen(("'" + path + "' --list").c_str(), "r");
+  if (!p) return false;
+  char line[1024];
+  while (std::fgets(line, sizeof line, p)) {
+    std::string_view l = trim(line);
+    if (!l.empty()) cases->emplace_back(l.substr(0, l.find(' ')));
+  }
+  return ::pclose(p) == 0;
+}
+
+// One run of one case, as its JSON record tells it.
+struct Run {
+  std::string file, binary, backend, case_name, pair;  // pair: "0-1" when the run chose its devices (--devices)
+  Verdict verdict = Verdict::Harness;
+  std::string detail, metric;  // metric: the case's first metric, short
+  Facts facts;                 // environment, then rank 0's info
+  std::vector<std::map<std::string, std::string>> rank_info;
+  std::vector<std::vector<std::string>> stderr_tails;  // per rank
+  std::string error;                                   // the record could not be read
+
+  std::string command() const {
+    return binary + " --case " + case_name +
+           (pair.empty() ? "" : " --devices " + std::string(pair).replace(pair.find('-'), 1, ","));
+  }
+};
+
+Run read_run(const std::string& dir, const std::string& file) {
+  Run r;
+  r.file = file;
+  std::string text;
+  JsonValue run;
+  if (!read_file(dir + "/" + file, &text)) return r.error = "cannot read " + file, r;
+  Status st = parse_json(text, &run);
+  const JsonValue* cases = run.get("cases");
+  if (!st.ok() || !cases || cases->type != JsonValue::Array || cases->arr.size() != 1)
+    return r.error = "unreadable run record " + file + (st.ok() ? "" : ": " + st.detail), r;
+  const JsonValue& c = cases->arr[0];
+  auto v = verdict_from_name(c.get_string("verdict"));
+  if (!v) return r.error = "run record " + file + " has no verdict", r;
+  r.binary = run.get_string("binary");
+  r.backend = run.get_string("backend");
+  r.case_name = c.get_string("case");
+  r.verdict = *v;
+  r.detail = c.get_string("detail");
+  if (const JsonValue* opts = run.get("options"))
+    if (const JsonValue* devs = opts->get("devices"); devs && opts->get_string("device_source") == "--devices") {
+      std::vector<std::string> ids;
+      for (const auto& d : devs->arr) ids.push_back(std::to_string(int64_t(d.num)));
+      r.pair = join(ids, "-");
+    }
+  if (const JsonValue* metrics = c.get("metrics"); metrics && !metrics->obj.empty()) {
+    const auto& [name, m] = metrics->obj.front();
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.4g", m.get("value") ? m.get("value")->num : 0.0);
+    r.metric = std::string(buf) + " " + m.get_string("unit");
+  }
+  if (const JsonValue* env = run.get("environment"))
+    for (const auto& [k, val] : env->obj)
+      if (val.type == JsonValue::String) r.facts.emplace(k, val.str);
+  const JsonValue* ranks = c.get("ranks");
+  if (ranks && ranks->type == JsonValue::Array)
+    for (const auto& rank : ranks->arr) {
+      std::map<std::string, std::string> info;
+      if (const JsonValue* in = rank.get("info"))
+        for (const auto& [k, val] : in->obj)
+          if (val.type == JsonValue::String) info.emplace(k, val.str);
+      std::vector<std::string> tail;
+      if (const JsonValue* t = rank.get("stderr_tail"))
+        for (const auto& line : t->arr) tail.push_back(line.str);
+      r.rank_info.push_back(std::move(info));
+      r.stderr_tails.push_back(std::move(tail));
+    }
+  // Conditions read the exporter's facts: rank 0 by the suite's convention.
+  if (!r.rank_info.empty()) r.facts.insert(r.rank_info[0].begin(), r.rank_info[0].end());
+  return r;
+}
+
+std::vector<Run> read_runs(const std::string& dir) {
+  std::vector<std::string> files;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (dirent* e = ::readdir(d)) {
+      std::string name = e->d_name;
+      if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0 && name != "summary.json")
+        files.push_back(name);
+    }
+    ::closedir(d);
+  }
+  std::sort(files.begin(), files.end());
+  std::vector<Run> runs;
+  for (const auto& f : files) runs.push_back(read_run(dir, f));
+  return runs;
+}
+
+struct Row {
+  std::string name, pair, expected, observed, result, detail, metric, evidence;
+  bool changed = false, not_run = false;
+};
+
+std::string md_cell(std::string s) {
+  for (size_t i = 0; (i = s.find('|', i)) != std::string::npos; i += 2) s.insert(i, "\\");
+  return s;
+}
+
+// For a bug report: every run that did not pass (or differs from expected/), with its command and the last stderr
+// lines of each rank - where ROCm's "Memory access fault by GPU node-N ... Reason: ..." appears.
+std::string failures_md(const std::vector<Run>& runs, const std::vector<ExpectedRow>& table) {
+  std::ostringstream os;
+  for (const auto& run : runs) {
+    if (!run.error.empty()) continue;
+    const ExpectedRow* want = find_expected(table, run.binary, run.case_name, run.facts);
+    bool differs = want && want->verdict != run.verdict && run.verdict != Verdict::Skip;
+    if (run.verdict == Verdict::Pass || run.verdict == Verdict::Skip) {
+      if (!differs) continue;
+    }
+    os << "#### " << run.binary << "." << run.case_name << (run.pair.empty() ? "" : " on GPU pair " + run.pair) << ": "
+       << verdict_name(run.verdict) << " (expected " << (want ? verdict_name(want->verdict) : "-") << ")\n\n"
+       << run.detail << "\n\n```\n"
+       << run.command() << "\n```\n";
+    for (size_t r = 0; r < run.stderr_tails.size(); ++r) {
+      if (run.stderr_tails[r].empty()) continue;
+      os << "\nrank " << r << ", last stderr lines:\n\n```\n";
+      for (const auto& line : run.stderr_tails[r]) os << line << "\n";
+      os << "```\n";
+    }
+    os << "\n";
+  }
+  return os.str();
+}
+
+// Every GPU the runs used, once, with what tells nodes apart.
+std::string gpus_md(const std::vector<Run>& runs) {
+  static const char* kKeys[] = {"device_name",   "gfx_arch", "agent_name",          "compute_capability",
+                                "pci_bus_id",    "uuid",     "xnack_target",        "xnack_enabled",
+                                "kfd_hive_id",   "pools",    "hip_version",         "rocm_install",
+                                "amdgpu_driver", "firmware", "cuda_driver_version", "cuda_runtime_version"};
+  std::set<std::string> seen;
+  std::ostringstream os;
+  for (const auto& run : runs)
+    for (const auto& info : run.rank_info) {
+      auto id = info.find("uuid");
+      auto pci = info.find("pci_bus_id");
+      std::string key = id != info.end() ? id->second : pci != info.end() ? pci->second : "";
+      if (key.empty() || !seen.insert(key).second) continue;
+      os << "- GPU " << (info.count("device") ? info.at("device") : "?") << ":";
+      for (const char* k : kKeys)
+        if (auto it = info.find(k); it != info.end()) os << " " << k << "=" << it->second << ";";
+      os << "\n";
+    }
+  return os.str();
+}
+
+struct Options {
+  std::string table, results, summary_json, markdown, failures, gpus;
+  std::vector<std::string> binaries;
+  bool matrix = false;
+};
+
+bool parse_args(int argc, char** argv, Options* o) {
+  for (int i = 1; i < argc; ++i) {
+    std::string flag = argv[i];
+    if (flag == "--matrix") {
+      o->matrix = true;
+      continue;
+    }
+    if (i + 1 >= argc) return false;
+    std::string value = argv[++i];
+    if (flag == "--table")
+      o->table = value;
+    else if (flag == "--results")
+      o->results = value;
+    else if (flag == "--binary")
+      o->binaries.push_back(value);
+    else if (flag == "--summary-json")
+      o->summary_json = value;
+    else if (flag == "--markdown")
+      o->markdown = value;
+    else if (flag == "--failures-md")
+      o->failures = value;
+    else if (flag == "--gpus-md")
+      o->gpus = value;
+    else
+      return false;
+  }
+  return !o->table.empty() && !o->results.empty();
+}
+
+std::string json_rows(const std::vector<Row>& rows, int ok, int changed, int not_run, int problems) {
+  JsonWriter j;
+  j.begin_object().key("schema").value("vmem-repro-summary/1");
+  j.key("ok")
+      .value(ok)
+      .key("changed")
+      .value(changed)
+      .key("not_run")
+      .value(not_run)
+      .key("table_problems")
+      .value(problems);
+  j.key("rows").begin_array();
+  for (const auto& r : rows) {
+    j.begin_object().key("case").value(r.name).key("pair").value(r.pair).key("expected").value(r.expected);
+    j.key("observed").value(r.observed).key("result").value(r.result).key("detail").value(r.detail);
+    j.key("metric").value(r.metric).key("evidence").value(r.evidence).end_object();
+  }
+  j.end_array().end_object();
+  return j.str() + "\n";
+}
+
+// exporter x importer matrices for every case that ran on GPU pairs.
+std::string matrices(const std::vector<Row>& rows, bool markdown) {
+  std::map<std::string, std::map<std::pair<std::string, std::string>, std::string>> cells;
+  std::map<std::string, std::set<std::string>> devices;
+  for (const auto& r : rows) {
+    auto dash = r.pair.find('-');
+    if (r.pair.empty() || dash == std::string::npos) continue;
+    std::string exp = r.pair.substr(0, dash), imp = r.pair.substr(dash + 1);
+    cells[r.name][{exp, imp}] = r.observed + (r.metric.empty() ? "" : " " + r.metric) + (r.changed ? " (CHANGED)" : "");
+    devices[r.name].insert(exp);
+    devices[r.name].insert(imp);
+  }
+  std::ostringstream os;
+  for (const auto& [name, grid] : cells) {
+    const auto& devs = devices[name];
+    if (markdown) {
+      os << "\n#### " << name << "\n\n| exporter \\ importer |";
+      for (const auto& d : devs) os << " GPU " << d << " |";
+      os << "\n| --- |";
+      for (size_t i = 0; i < devs.size(); ++i) os << " --- |";
+      os << "\n";
+    } else {
+      os << "\n" << name << " (rows: exporter GPU, columns: importer GPU)\n" << std::string(12, ' ');
+      for (const auto& d : devs) os << " " << std::left << std::setw(28) << ("GPU " + d);
+      os << "\n";
+    }
+    for (const auto& e : devs) {
+      os << (markdown ? "| GPU " + e + " |"
+                      : "  GPU " + std::string(e) + std::string(e.size() < 6 ? 6 - e.size() : 0, ' '));
+      for (const auto& i : devs) {
+        auto it = grid.find({e, i});
+        std::string cell = e == i ? "-" : it == grid.end() ? "not run" : it->second;
+        if (markdown)
+          os << " " << md_cell(cell) << " |";
+        else
+          os << " " << std::left << std::setw(28) << cell;
+      }
+      os << "\n";
+    }
+  }
+  return os.str();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  if (!parse_args(argc, argv, &o)) {
+    std::fprintf(stderr,
+                 "usage: check_expected --table FILE --results DIR [--binary PATH]... [--matrix] "
+                 "[--summary-json FILE] [--markdown FILE] [--failures-md FILE] [--gpus-md FILE]\n");
+    return 2;
+  }
+  std::string text;
+  std::vector<ExpectedRow> table;
+  if (!read_file(o.table, &text)) {
+    std::printf("cannot read %s\n", o.table.c_str());
+    return 1;
+  }
+  Status st = parse_expected_table(text, &table);
+  if (!st.ok()) {
+    std::printf("%s\n", st.detail.c_str());
+    return 1;
+  }
+
+  int problems = 0;
+  std::set<std::string> listed;  // binary.case from --list
+  std::set<std::string> built;
+  for (const auto& path : o.binaries) {
+    std::vector<std::string> cases;
+    std::string bin = basename_of(path);
+    built.insert(bin);
+    if (!list_cases(path, &cases)) {
+      std::printf("TABLE: %s --list failed\n", path.c_str());
+      ++problems;
+      continue;
+    }
+    for (const auto& c : cases) {
+      listed.insert(bin + "." + c);
+      if (!std::any_of(table.begin(), table.end(), [&](auto& r) { return r.binary == bin && r.case_name == c; })) {
+        std::printf("TABLE: case %s.%s has no row in expected/verdicts.md\n", bin.c_str(), c.c_str());
+        ++problems;
+      }
+    }
+  }
+
+  std::vector<Run> runs = read_runs(o.results);
+  std::vector<Row> rows;
+  std::set<std::string> seen;
+  for (const auto& run : runs)
+    if (!run.error.empty()) {
+      rows.push_back({run.file, "", "-", "?", "CHANGED", run.error, "", "", true, false});
+    }
+  for (const auto& t : table) {
+    std::string name = t.binary + "." + t.case_name;
+    if (!seen.insert(name).second) continue;
+    if (built.count(t.binary) && !listed.count(name)) {
+      std::printf("TABLE: row for %s names a case the binary does not have (line %d)\n", name.c_str(), t.line);
+      ++problems;
+      continue;
+    }
+    bool any = false;
+    for (const auto& run : runs) {
+      if (!run.error.empty() || run.binary != t.binary || run.case_name != t.case_name) continue;
+      any = true;
+      const ExpectedRow* want = find_expected(table, t.binary, t.case_name, run.facts);
+      Row r{name,       run.pair,   want ? verdict_name(want->verdict) : "-",          verdict_name(run.verdict), "",
+            run.detail, run.metric, want ? want->evidence : "no row matches this node"};
+      if (run.verdict == Verdict::Skip) {
+        r.result = "not run (skipped: " + run.detail + ")";
+        r.not_run = true;
+      } else if (want && want->verdict == run.verdict) {
+        r.result = "OK";
+      } else {
+        r.result = "CHANGED: " + run.detail + " (expected per line " + std::to_string(want ? want->line : 0) + ": " +
+                   r.evidence + ")";
+        r.changed = true;
+      }
+      rows.push_back(r);
+    }
+    if (!any)
+      rows.push_back({name, "", verdict_name(t.verdict), "-",
+                      built.empty() || built.count(t.binary) ? "not run" : "not run (binary not built here)", "", "",
+                      t.evidence, false, true});
+  }
+
+  int ok = 0, changed = 0, not_run = 0;
+  std::printf("%-40s %-6s %-9s %-9s %s\n", "case", "pair", "expected", "observed", "result");
+  for (const auto& r : rows) {
+    std::printf("%-40s %-6s %-9s %-9s %s\n", r.name.c_str(), r.pair.empty() ? "-" : r.pair.c_str(), r.expected.c_str(),
+                r.observed.c_str(), r.result.c_str());
+    ok += !r.changed && !r.not_run;
+    changed += r.changed;
+    not_run += r.not_run;
+  }
+  std::printf("%d OK, %d CHANGED, %d not run, %d table problems\n", ok, changed, not_run, problems);
+  if (o.matrix) std::fputs(matrices(rows, false).c_str(), stdout);
+  if (!o.summary_json.empty()) std::ofstream(o.summary_json) << json_rows(rows, ok, changed, not_run, problems);
+  if (!o.markdown.empty()) {
+    std::ofstream md(o.markdown);
+    md << "## Verdicts against expected/verdicts.md\n\n"
+       << ok << " OK, " << changed << " CHANGED, " << not_run << " not run, " << problems
+       << " table problems.\n\n| case | pair | expected | observed | result |\n"
+       << "| --- | --- | --- | --- | --- |\n";
+    for (const auto& r : rows)
+      md << "| " << r.name << " | " << (r.pair.empty() ? "-" : r.pair) << " | " << r.expected << " | " << r.observed
+         << " | " << md_cell(r.result) << " |\n";
+    std::string m = matrices(rows, true);
+    if (!m.empty()) md << "\n### Exporter x importer\n" << m;
+  }
+  if (!o.failures.empty()) std::ofstream(o.failures) << failures_md(runs, table);
+  if (!o.gpus.empty()) std::ofstream(o.gpus) << gpus_md(runs);
+  return changed || problems ? 1 : 0;
+}
