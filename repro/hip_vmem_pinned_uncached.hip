@@ -6,9 +6,12 @@
 //          -> read (works) / system-scope atomics (GPU memory access fault: the bug)
 //
 // CLR's hipMemCreate takes every VMem allocation from the GPU's COARSE-grained pool, whatever the type:
-// hipMemAllocationTypePinned (1), and hipMemAllocationTypeUncached (0x40000000) too until rocm-systems PR #4476,
-// after which Uncached selects the extended-scope fine-grained pool. The same source builds both binaries; only
-// kAllocType differs (VMR_UNCACHED). A PASS of repro_hip_vmem_uncached.atomics is the signal that the fix landed.
+// hipMemAllocationTypePinned (1), and hipMemAllocationTypeUncached (0x40000000, accepted from HIP 7.0.2) too: until
+// rocm-systems PR #4476 (merged 2026-03-26, after the 7.2 branch) the type never reached ROCr's handle_create, and
+// before PR #11343 (2026-09) ROCr ignored handle_create's flags, so no release up to 7.2 allocates Uncached VMem
+// differently from Pinned (unverified on hardware). The same source builds both binaries; only kAllocType differs
+// (VMR_UNCACHED). A PASS of repro_hip_vmem_uncached.atomics on a node where pinned.atomics crashes is the signal
+// that the fix reached the release.
 #include <hip/hip_runtime.h>
 
 #include <string>
@@ -54,7 +57,7 @@ Status allocate_exported(RankContext& ctx, size_t size, Block* b, UniqueFd* fd) 
   VMR_TRY(vmr_hip::reserve(size, &b->range));
   VMR_TRY(vmr_hip::map(b->range.va, size, b->mem, &b->map));
   VMR_TRY(vmr_hip::set_access(b->range.va, size, ctx.devices()));
-  VMR_TRY(write_and_check(b->ptr(), size, ctx.rank(), "owner's mapping after hipMemMap"));
+  VMR_TRY(write_and_check(b->span(), ctx.rank(), "owner's mapping after hipMemMap"));
   return vmr_hip::export_fd(b->mem, fd);
 }
 
@@ -66,17 +69,22 @@ Status exchange(RankContext& ctx, const UniqueFd& own_fd, size_t size, std::vect
 
 Status describe(RankContext& ctx) {
   VMR_TRY(vmr_amd::describe_rank(ctx, &rank_state.amd));
+  VMR_TRY(vmr_hip::describe_vmem(ctx, rank_state.amd));
   ctx.info("alloc_type", kTypeName);
-  ctx.info("os_handle_convention", vmr_hip::kOsHandleConvention);
-  VMR_TRY(vmr_hip::granularity(ctx.device(), kAllocType, &rank_state.granule));
-  ctx.info("vmem_granularity", std::to_string(rank_state.granule));
 #if VMR_UNCACHED
-  // Before HIP 7.0.2 hipMemCreate rejects the type: then there is nothing to reproduce here.
+  // Before HIP 7.0.2 CLR rejects every type but Pinned with hipErrorInvalidValue, in hipMemCreate and in
+  // hipMemGetAllocationGranularity alike (clr rocm-6.2.0 hipamd/src/hip_vm.cpp:83-87, :192-198): so probe with a
+  // Pinned-sized allocation first, and only then ask for the Uncached granularity.
+  size_t pinned_granule = 0;
+  VMR_TRY(vmr_hip::granularity(ctx.device(), hipMemAllocationTypePinned, &pinned_granule));
   vmr_hip::Handle probe;
-  Status accepted = vmr_hip::create(ctx.device(), kAllocType, rank_state.granule, &probe);
+  Status accepted = vmr_hip::create(ctx.device(), kAllocType, pinned_granule, &probe);
+  ctx.info("uncached_alloc_type", accepted.ok() ? "accepted by hipMemCreate" : "rejected: " + accepted.detail);
   if (!accepted.ok())
     return Status::skip(accepted.detail + ": hipMemCreate accepts hipMemAllocationTypeUncached from HIP 7.0.2");
 #endif
+  VMR_TRY(vmr_hip::granularity(ctx.device(), kAllocType, &rank_state.granule));
+  ctx.info("vmem_granularity", std::to_string(rank_state.granule));
   return Status::pass();
 }
 
@@ -85,17 +93,17 @@ Status describe(RankContext& ctx) {
 constexpr size_t kReadBytes = size_t(64) << 20;
 
 Status case_read(RankContext& ctx) {
-  const size_t size = round_up(kReadBytes, rank_state.granule), n = size / sizeof(u64);
+  const size_t size = read_plan(rank_state.granule, kReadBytes).bytes;
   Block own;
   UniqueFd fd;
   VMR_TRY(allocate_exported(ctx, size, &own, &fd));  // leaves the owner's pattern in place
   u64 own_sum = 0;
-  VMR_TRY(checksum(own.ptr(), size, &own_sum));
+  VMR_TRY(checksum(own.span(), &own_sum));
   ctx.phase_done("setup");
   std::vector<Block> peers;
   VMR_TRY(exchange(ctx, fd, size, &peers));
   ctx.phase_done("exchange");
-  VMR_TRY(verify_peer_reads(ctx, words_of(peers), n, own_sum));
+  VMR_TRY(verify_peer_reads(ctx, spans_of(peers), own_sum));
   ctx.phase_done("verify");
   VMR_TRY(ctx.mesh().barrier("read-done"));
   return Status::pass(std::to_string(size >> 20) + " MiB of HIP VMem (" + kTypeName +
@@ -105,7 +113,7 @@ Status case_read(RankContext& ctx) {
 // The bug: peers' system-scope atomics into memory hipMemCreate took from the coarse-grained pool.
 Status case_atomics(RankContext& ctx) {
   AtomicsRound sys, dev;
-  const size_t size = round_up(sys.counters * sizeof(u64), rank_state.granule);
+  const size_t size = atomics_plan(rank_state.granule, AtomicsRound::kCounters).bytes;
   Block own;
   UniqueFd fd;
   VMR_TRY(allocate_exported(ctx, size, &own, &fd));
@@ -115,10 +123,10 @@ Status case_atomics(RankContext& ctx) {
   ctx.phase_done("exchange");
   std::fprintf(stderr, "system-scope atomics into peer %s VMem: on affected nodes the GPU faults here\n", kTypeName);
   std::fflush(stderr);
-  VMR_TRY(remote_atomics_round(ctx, own.ptr(), words_of(peers), true, "system", &sys));
+  VMR_TRY(remote_atomics_round(ctx, own.span(), spans_of(peers), true, "system", &sys));
   ctx.phase_done("run");
   if (!sys.mismatch.empty()) return Status::fail("system-scope atomics: " + sys.mismatch);
-  VMR_TRY(remote_atomics_round(ctx, own.ptr(), words_of(peers), false, "agent", &dev));
+  VMR_TRY(remote_atomics_round(ctx, own.span(), spans_of(peers), false, "agent", &dev));
   ctx.info("agent_scope_atomics", dev.mismatch.empty() ? "exact" : "not exact: " + dev.mismatch);
   ctx.phase_done("verify");
   VMR_TRY(ctx.mesh().barrier("atomics-done"));
@@ -130,20 +138,20 @@ Status case_atomics(RankContext& ctx) {
 // The allocation itself works: each rank's own atomics into its own Uncached VMem, no peer involved.
 Status case_local(RankContext& ctx) {
   AtomicsRound round;
+  const size_t size = atomics_plan(rank_state.granule, AtomicsRound::kCounters).bytes;
   Block own;
-  const size_t granule = rank_state.granule;
-  VMR_TRY(vmr_hip::create(ctx.device(), kAllocType, granule, &own.mem));
-  VMR_TRY(vmr_hip::reserve(granule, &own.range));
-  VMR_TRY(vmr_hip::map(own.range.va, granule, own.mem, &own.map));
-  VMR_TRY(vmr_hip::set_access(own.range.va, granule, {ctx.device()}));
+  VMR_TRY(vmr_hip::create(ctx.device(), kAllocType, size, &own.mem));
+  VMR_TRY(vmr_hip::reserve(size, &own.range));
+  VMR_TRY(vmr_hip::map(own.range.va, size, own.mem, &own.map));
+  VMR_TRY(vmr_hip::set_access(own.range.va, size, {ctx.device()}));
   ctx.phase_done("setup");
-  k_zero<<<kBlocks, kThreads>>>(own.ptr(), round.counters);
-  k_atomic_add_system<<<kBlocks, kThreads>>>(own.ptr(), round.counters, round.adds_per_thread);
+  VMR_TRY(zero_words(own.span(), 0, round.counters));
+  VMR_TRY(add_into(own.span(), 0, round.counters, round.adds_per_thread, true));
   VMR_TRY(finish("k_atomic_add_system into local Uncached VMem"));
   ctx.phase_done("run");
-  const u64 expect = u64(kBlocks) * kThreads * round.adds_per_thread / round.counters;
+  const u64 expect = expected_count(1, round.adds_per_thread, round.counters);
   std::string mismatch;
-  VMR_TRY(check_counters(own.ptr(), round.counters, expect, &mismatch));
+  VMR_TRY(check_counters(own.span(), 0, round.counters, expect, &mismatch));
   ctx.phase_done("verify");
   if (!mismatch.empty()) return Status::fail("local system-scope atomics: " + mismatch);
   return Status::pass("hipMemCreate accepted Uncached; local system-scope atomics exact (" + std::to_string(expect) +

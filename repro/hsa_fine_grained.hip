@@ -87,19 +87,18 @@ constexpr size_t kReadBytes = size_t(64) << 20;
 Status case_read(RankContext& ctx) {
   vmr_amd::PoolInfo pool;
   VMR_TRY(choose_pool(ctx, Grain::Fine, &pool));
-  const size_t size = round_up(kReadBytes, pool.granule), n = size / sizeof(u64);
+  const size_t size = read_plan(pool.granule, kReadBytes).bytes;
   Block own;
   UniqueFd fd;
   VMR_TRY(allocate_exported(pool, size, &own, &fd));
-  k_fill_pattern<<<kBlocks, kThreads>>>(own.ptr(), n, u64(ctx.rank()));
-  VMR_TRY(finish("k_fill_pattern"));
+  VMR_TRY(fill_pattern(own.span(), ctx.rank(), "the owner's memory"));
   u64 own_sum = 0;
-  VMR_TRY(checksum(own.ptr(), size, &own_sum));
+  VMR_TRY(checksum(own.span(), &own_sum));
   ctx.phase_done("setup");
   std::vector<Block> peers;
   VMR_TRY(exchange(ctx, fd, size, &peers));
   ctx.phase_done("exchange");
-  VMR_TRY(verify_peer_reads(ctx, words_of(peers), n, own_sum));
+  VMR_TRY(verify_peer_reads(ctx, spans_of(peers), own_sum));
   ctx.phase_done("verify");
   VMR_TRY(ctx.mesh().barrier("read-done"));
   return Status::pass(std::to_string(size >> 20) +
@@ -110,7 +109,7 @@ Status atomics_from(RankContext& ctx, Grain grain, const char* pool_name) {
   vmr_amd::PoolInfo pool;
   VMR_TRY(choose_pool(ctx, grain, &pool));
   AtomicsRound sys, dev;
-  const size_t size = round_up(sys.counters * sizeof(u64), pool.granule);  // one granule in practice
+  const size_t size = atomics_plan(pool.granule, AtomicsRound::kCounters).bytes;
   Block own;
   UniqueFd fd;
   VMR_TRY(allocate_exported(pool, size, &own, &fd));
@@ -120,11 +119,11 @@ Status atomics_from(RankContext& ctx, Grain grain, const char* pool_name) {
   ctx.phase_done("exchange");
 
   // System scope drives the verdict; agent scope is information (seed 000).
-  VMR_TRY(remote_atomics_round(ctx, own.ptr(), words_of(peers), true, "system", &sys));
+  VMR_TRY(remote_atomics_round(ctx, own.span(), spans_of(peers), true, "system", &sys));
   ctx.phase_done("run");
   if (!sys.mismatch.empty())
     return Status::fail(std::string("system-scope atomics on ") + pool_name + " VMem: " + sys.mismatch);
-  VMR_TRY(remote_atomics_round(ctx, own.ptr(), words_of(peers), false, "agent", &dev));
+  VMR_TRY(remote_atomics_round(ctx, own.span(), spans_of(peers), false, "agent", &dev));
   ctx.info("agent_scope_atomics", dev.mismatch.empty() ? "exact" : "not exact: " + dev.mismatch);
   ctx.phase_done("verify");
   VMR_TRY(ctx.mesh().barrier("atomics-done"));

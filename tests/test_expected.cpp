@@ -19,15 +19,15 @@ TEST(Expected, BuiltInTableParses) {
 
 TEST(Expected, ConditionalRowsAreTriedInOrder) {
   std::string t = std::string(kHeader) +
-                  "| repro_x | atomics | hip_runtime>=7.2.0 & fine_pool=yes | PASS | amd | fixed in PR #4476 |\n"
+                  "| repro_x | atomics | rocm_release>=7.2.0 & fine_pool=yes | PASS | amd | fixed in PR #4476 |\n"
                   "| repro_x | atomics | * | CRASH | amd,iris#418 | seed 000 |\n";
   std::vector<ExpectedRow> rows;
   ASSERT_TRUE(parse_expected_table(t, &rows).ok());
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[1].labels, (std::vector<std::string>{"amd", "iris#418"}));
-  EXPECT_EQ(find_expected(rows, "repro_x", "atomics", {{"hip_runtime", "7.10.1"}, {"fine_pool", "yes"}})->verdict,
+  EXPECT_EQ(find_expected(rows, "repro_x", "atomics", {{"rocm_release", "7.10.1"}, {"fine_pool", "yes"}})->verdict,
             Verdict::Pass);
-  EXPECT_EQ(find_expected(rows, "repro_x", "atomics", {{"hip_runtime", "7.1.9"}, {"fine_pool", "yes"}})->verdict,
+  EXPECT_EQ(find_expected(rows, "repro_x", "atomics", {{"rocm_release", "7.1.9"}, {"fine_pool", "yes"}})->verdict,
             Verdict::Crash);
   EXPECT_EQ(find_expected(rows, "repro_x", "atomics", {{"fine_pool", "yes"}})->verdict, Verdict::Crash);
   EXPECT_EQ(find_expected(rows, "repro_x", "read", {}), nullptr);
@@ -45,6 +45,10 @@ TEST(Expected, MalformedTablesAreRejectedWithTheirLine) {
       "| repro_x | read | hip>> | PASS | - | e |\n",                                         // condition
       "| repro_x | read | hip=7 | PASS | - | e |\n",                                         // no '*' row
       "| repro_x | read | * | PASS | - | e |\n| repro_x | read | hip=7 | FAIL | - | e |\n",  // row after '*'
+      "| repro_x | read | * | CRASH/MAYBE | - | e |\n",                                      // bad alternative
+      "| repro_x | read | * | FAIL/FAIL | - | e |\n",                                        // repeated
+      "| repro_x | read | * | FAIL ~ | - | e |\n",                                           // empty reason
+      "| repro_x | read | * | PASS ~because | - | e |\n",                                    // a reason for PASS
   };
   for (const auto& b : bad_rows) {
     std::vector<ExpectedRow> rows;
@@ -67,4 +71,55 @@ TEST(Expected, VersionComparison) {
   EXPECT_FALSE(condition_holds("arch>=gfx90a", {{"arch", "gfx942"}}));
   EXPECT_TRUE(condition_holds("arch=gfx942", {{"arch", "gfx942"}}));
   EXPECT_TRUE(condition_holds("arch!=gfx90a", {{"arch", "gfx942"}}));
+}
+
+namespace {
+std::vector<ExpectedRow> table_of(const std::string& rows) {
+  std::vector<ExpectedRow> out;
+  Status s = parse_expected_table(std::string(kHeader) + rows, &out);
+  EXPECT_TRUE(s.ok()) << s.detail;
+  return out;
+}
+}  // namespace
+
+TEST(Expected, ReasonPatternsAndAlternatives) {
+  auto rows = table_of(
+      "| repro_x | subrange | * | FAIL ~hipErrorInvalidValue | - | e |\n"
+      "| repro_x | atomics | * | CRASH/FAIL/PASS ~Memory access fault ~hipErrorIllegalAddress | - | e |\n");
+  const ExpectedRow& sub = rows[0];
+  EXPECT_EQ(sub.verdict, Verdict::Fail);
+  EXPECT_EQ(sub.reasons, (std::vector<std::string>{"hipErrorInvalidValue"}));
+  EXPECT_EQ(verdict_cell(sub), "FAIL ~hipErrorInvalidValue");
+  // match
+  EXPECT_EQ(match_expected(sub, Verdict::Fail, "hipMemSetAccess returned hipErrorInvalidValue (invalid argument)"),
+            Match::Ok);
+  // the verdict is right, the reason is not: failing for lack of memory is not the bug
+  EXPECT_EQ(match_expected(sub, Verdict::Fail, "hipMemCreate returned hipErrorOutOfMemory (out of memory)"),
+            Match::WrongReason);
+  EXPECT_EQ(match_expected(sub, Verdict::Pass, "accepted"), Match::WrongVerdict);
+  EXPECT_EQ(match_expected(sub, Verdict::Crash, "hipErrorInvalidValue"), Match::WrongVerdict);
+  // alternatives: any reason of the list; PASS needs none
+  const ExpectedRow& at = rows[1];
+  EXPECT_EQ(at.verdict, Verdict::Crash);
+  EXPECT_EQ(at.verdicts, (std::vector<Verdict>{Verdict::Crash, Verdict::Fail, Verdict::Pass}));
+  EXPECT_EQ(match_expected(at, Verdict::Crash, "rank 1 killed by SIGABRT; last stderr: \"Memory access fault by GPU\""),
+            Match::Ok);
+  EXPECT_EQ(match_expected(at, Verdict::Fail, "hipDeviceSynchronize returned hipErrorIllegalAddress"), Match::Ok);
+  EXPECT_EQ(match_expected(at, Verdict::Pass, "exact"), Match::Ok);
+  EXPECT_EQ(match_expected(at, Verdict::Crash, "rank 1 killed by SIGSEGV; last stderr: \"\""), Match::WrongReason);
+  EXPECT_EQ(match_expected(at, Verdict::Hang, "Memory access fault"), Match::WrongVerdict);
+  EXPECT_TRUE(is_known_crash(rows, "repro_x", "atomics"));
+  EXPECT_FALSE(is_known_crash(rows, "repro_x", "subrange"));
+}
+
+TEST(Expected, ConditionKeysNoRunReportsAreNamed) {
+  auto rows = table_of(
+      "| repro_x | a | rocm_release<7.0 & fine_pool=yes | PASS | - | e |\n"
+      "| repro_x | a | hip_runtime>=7.0.2 | SKIP | - | e |\n"
+      "| repro_x | a | * | FAIL | - | e |\n");
+  EXPECT_EQ(unreported_keys(rows, "repro_x", "a", {{"rocm_release", "6.4.1"}, {"fine_pool", "no"}}),
+            (std::vector<std::string>{"hip_runtime"}));
+  EXPECT_EQ(unreported_keys(rows, "repro_x", "a", {}),
+            (std::vector<std::string>{"rocm_release", "fine_pool", "hip_runtime"}));
+  EXPECT_TRUE(unreported_keys(rows, "repro_x", "b", {}).empty());
 }

@@ -148,12 +148,12 @@ std::string failures_md(const std::vector<Run>& runs, const std::vector<Expected
   for (const auto& run : runs) {
     if (!run.error.empty()) continue;
     const ExpectedRow* want = find_expected(table, run.binary, run.case_name, run.facts);
-    bool differs = want && want->verdict != run.verdict && run.verdict != Verdict::Skip;
+    bool differs = want && run.verdict != Verdict::Skip && match_expected(*want, run.verdict, run.detail) != Match::Ok;
     if (run.verdict == Verdict::Pass || run.verdict == Verdict::Skip) {
       if (!differs) continue;
     }
     os << "#### " << run.binary << "." << run.case_name << (run.pair.empty() ? "" : " on GPU pair " + run.pair) << ": "
-       << verdict_name(run.verdict) << " (expected " << (want ? verdict_name(want->verdict) : "-") << ")\n\n"
+       << verdict_name(run.verdict) << " (expected " << (want ? verdict_cell(*want) : "-") << ")\n\n"
        << run.detail << "\n\n```\n"
        << run.command() << "\n```\n";
     for (size_t r = 0; r < run.stderr_tails.size(); ++r) {
@@ -351,13 +351,31 @@ int main(int argc, char** argv) {
       if (!run.error.empty() || run.binary != t.binary || run.case_name != t.case_name) continue;
       any = true;
       const ExpectedRow* want = find_expected(table, t.binary, t.case_name, run.facts);
-      Row r{name,       run.pair,   want ? verdict_name(want->verdict) : "-",          verdict_name(run.verdict), "",
-            run.detail, run.metric, want ? want->evidence : "no row matches this node"};
+      Row r{name,
+            run.pair,
+            want ? verdict_cell(*want) : "-",
+            verdict_name(run.verdict),
+            "",
+            run.detail,
+            run.metric,
+            want ? want->evidence : "no row matches this node"};
+      const Match m = want ? match_expected(*want, run.verdict, run.detail) : Match::WrongVerdict;
+      if (run.verdict != Verdict::Skip)
+        for (const auto& key : unreported_keys(table, t.binary, t.case_name, run.facts)) {
+          std::printf("TABLE: a condition of %s uses '%s', which run %s does not report\n", name.c_str(), key.c_str(),
+                      run.file.c_str());
+          ++problems;
+        }
       if (run.verdict == Verdict::Skip) {
         r.result = "not run (skipped: " + run.detail + ")";
         r.not_run = true;
-      } else if (want && want->verdict == run.verdict) {
+      } else if (m == Match::Ok) {
         r.result = "OK";
+      } else if (m == Match::WrongReason) {
+        r.result = "CHANGED: the verdict is as expected but not its reason (none of '" + join(want->reasons, "', '") +
+                   "' in: " + run.detail + ") (expected per line " + std::to_string(want->line) + ": " + r.evidence +
+                   ")";
+        r.changed = true;
       } else {
         r.result = "CHANGED: " + run.detail + " (expected per line " + std::to_string(want ? want->line : 0) + ": " +
                    r.evidence + ")";
@@ -366,7 +384,7 @@ int main(int argc, char** argv) {
       rows.push_back(r);
     }
     if (!any)
-      rows.push_back({name, "", verdict_name(t.verdict), "-",
+      rows.push_back({name, "", verdict_cell(t), "-",
                       built.empty() || built.count(t.binary) ? "not run" : "not run (binary not built here)", "", "",
                       t.evidence, false, true});
   }

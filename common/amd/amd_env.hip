@@ -3,10 +3,12 @@
 #include <hsa/hsa_ext_amd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 #include "amd/amd_env.h"
+#include "amd/amd_rules.h"
 #include "amd/hsa_api.h"
 #include "gpu/gpu_errors.h"
 
@@ -151,15 +153,21 @@ Status describe_rank(RankContext& ctx, Env* out) {
   VMR_TRY(ctx.require_devices(count, "HIP"));
   VMR_GPU_TRY(hipSetDevice, ctx.device());
 
-  int runtime = 0, driver = 0;
-  (void)hipRuntimeGetVersion(&runtime);
-  (void)hipDriverGetVersion(&driver);
-  ctx.info("hip_version", std::to_string(runtime / 10000000) + "." + std::to_string(runtime / 100000 % 100) + "." +
-                              std::to_string(runtime % 100000));
+  int driver = 0;
+  VMR_GPU_TRY(hipRuntimeGetVersion, &out->hip_version);
+  VMR_GPU_TRY(hipDriverGetVersion, &driver);
+  ctx.info("hip_version", hip_version_text(out->hip_version) + " (third field: a build number)");
   ctx.info("hip_driver_version", std::to_string(driver));
   ctx.info("hip_headers", std::to_string(HIP_VERSION_MAJOR) + "." + std::to_string(HIP_VERSION_MINOR) + "." +
                               std::to_string(HIP_VERSION_PATCH));
-  ctx.info("rocm_install", read_first_line("/opt/rocm/.info/version"));
+  const char* rocm_path = std::getenv("ROCM_PATH");
+  const std::string info = std::string(rocm_path && *rocm_path ? rocm_path : "/opt/rocm") + "/.info/version";
+  const std::string install = read_first_line(info);
+  ctx.info("rocm_install", install);
+  std::string release_source;
+  out->rocm_release = rocm_release(install, out->hip_version, &release_source);
+  ctx.info("rocm_release", out->rocm_release);
+  ctx.info("rocm_release_source", release_source);
   ctx.info("amdgpu_driver", read_first_line("/sys/module/amdgpu/version"));
 
   hipDeviceProp_t prop{};
@@ -170,6 +178,10 @@ Status describe_rank(RankContext& ctx, Env* out) {
   ctx.info("device", std::to_string(ctx.device()));
   ctx.info("device_name", prop.name);
   ctx.info("gfx_arch", arch.substr(0, arch.find(':')));
+#ifdef VMR_HIP_ARCHS
+  ctx.info("built_archs", VMR_HIP_ARCHS);
+  if (std::string missing = missing_code_object(arch, VMR_HIP_ARCHS); !missing.empty()) return Status::harness(missing);
+#endif
   ctx.info("xnack_target", arch.find("xnack+") != std::string::npos   ? "xnack+"
                            : arch.find("xnack-") != std::string::npos ? "xnack-"
                                                                       : "any");

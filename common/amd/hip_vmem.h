@@ -8,26 +8,25 @@
 #include <hip/hip_version.h>
 
 #include <cstdint>
+#include <cstdlib>
+#include <optional>
 #include <vector>
 
+#include "amd/amd_rules.h"
 #include "gpu/gpu_errors.h"
 #include "gpu/vmem_owners.h"
-#include "harness/scope_guard.h"
+#include "harness/harness.h"
 
 namespace vmr_hip {
 
 using vmr::Status;
 
-// hipMemCreate accepts it from HIP 7.0.2; older headers do not name it.
+// hipMemCreate accepts it from HIP 7.0.2 (CHANGELOG "HIP 7.0.2"; clr PRs #747, #847); older headers do not name it.
 constexpr auto kAllocTypeUncached = static_cast<hipMemAllocationType>(0x40000000);
 
-// hipMemImportFromShareableHandle's osHandle: ROCm 6.2/6.3 read *(int*)osHandle; 7.x take the fd itself cast to a
-// pointer, as CUDA does. Passing the wrong one crashes the runtime, so the choice follows the headers we build with.
-#if HIP_VERSION_MAJOR >= 7
-constexpr const char* kOsHandleConvention = "fd by value: (void*)(uintptr_t)fd (HIP >= 7 headers)";
-#else
-constexpr const char* kOsHandleConvention = "pointer to the fd: &fd (HIP < 7 headers)";
-#endif
+// hipMemImportFromShareableHandle's osHandle convention of this process's runtime (amd/amd_rules.h), decided once
+// by vmr_amd::describe_rank from the runtime's version, before any case imports.
+inline std::optional<vmr_amd::OsHandleDecision> import_convention;
 
 // What the owners release with (gpu/vmem_owners.h).
 struct Traits {
@@ -42,10 +41,21 @@ using Reservation = vmr_gpu::VmemReservation<Traits>;
 using Mapping = vmr_gpu::VmemMapping<Traits>;
 using Block = vmr_gpu::VmemBlock<Traits>;
 
+// hipMemAllocationProp's handle-type field: 6.x headers name it requestedHandleType, 7.x requestedHandleTypes (the
+// CUDA spelling); whichever the header has is set.
+template <class Prop>
+auto set_requested_handle_type(Prop& p, int) -> decltype(p.requestedHandleTypes = {}, void()) {
+  p.requestedHandleTypes = hipMemHandleTypePosixFileDescriptor;
+}
+template <class Prop>
+void set_requested_handle_type(Prop& p, long) {
+  p.requestedHandleType = hipMemHandleTypePosixFileDescriptor;
+}
+
 inline hipMemAllocationProp vmem_prop(int device, hipMemAllocationType type) {
   hipMemAllocationProp prop{};
   prop.type = type;
-  prop.requestedHandleType = hipMemHandleTypePosixFileDescriptor;
+  set_requested_handle_type(prop, 0);
   prop.location.type = hipMemLocationTypeDevice;
   prop.location.id = device;
   return prop;
@@ -95,24 +105,23 @@ inline Status set_access(void* va, size_t size, const std::vector<int>& devices)
   return Status::pass();
 }
 
+// The export writes the fd through its first argument on every release.
 inline Status export_fd(const Handle& mem, vmr::UniqueFd* fd) {
   int raw = -1;
-  hipError_t e = hipMemExportToShareableHandle(&raw, mem.h, hipMemHandleTypePosixFileDescriptor, 0);
-  if (e == hipErrorNotSupported)
-    return Status::skip(vmr_gpu::gpu_error("hipMemExportToShareableHandle", e) +
-                        ": VMem export/import needs ROCm 6.2 or later");
-  VMR_TRY(vmr_gpu::gpu_check("hipMemExportToShareableHandle", e));
+  VMR_GPU_TRY(hipMemExportToShareableHandle, &raw, mem.h, hipMemHandleTypePosixFileDescriptor, 0);
   fd->reset(raw);
   return Status::pass();
 }
 
 inline Status import_fd(int fd, Handle* mem) {
   mem->reset();
-#if HIP_VERSION_MAJOR >= 7
-  void* os_handle = reinterpret_cast<void*>(static_cast<uintptr_t>(fd));
-#else
-  void* os_handle = &fd;
-#endif
+  if (!import_convention)
+    return Status::harness(
+        "suite bug: hipMemImportFromShareableHandle before describe_rank decided the osHandle "
+        "convention");
+  void* os_handle = import_convention->convention == vmr_amd::OsHandle::Value
+                        ? reinterpret_cast<void*>(static_cast<uintptr_t>(fd))
+                        : static_cast<void*>(&fd);
   VMR_GPU_TRY(hipMemImportFromShareableHandle, &mem->h, os_handle, hipMemHandleTypePosixFileDescriptor);
   mem->valid = true;
   return Status::pass();
@@ -125,6 +134,20 @@ inline Status import_block(int device, int fd, size_t size, Block* b) {
   if (!b->range.va) VMR_TRY(reserve(size, &b->range));
   VMR_TRY(map(b->range.va, size, b->mem, &b->map));
   return set_access(b->range.va, size, {device});
+}
+
+// What every HIP VMem binary settles after vmr_amd::describe_rank, both printed: that this runtime exports and imports
+// VMem by fd at all (ROCm 6.2), and which osHandle convention its import takes.
+inline Status describe_vmem(vmr::RankContext& ctx, const vmr_amd::Env& env) {
+  if (env.hip_version < vmr_amd::kFirstHipWithVmemFdExport)
+    return Status::skip("HIP runtime " + vmr_amd::hip_version_text(env.hip_version) +
+                        ": VMem export/import by POSIX fd needs ROCm 6.2 or later (6.0 and 6.1 answer "
+                        "hipErrorNotSupported to hipMemCreate with a handle type)");
+  vmr_amd::OsHandleDecision d;
+  VMR_TRY(vmr_amd::decide_os_handle(env.hip_version, env.rocm_release, std::getenv("VMR_HIP_OSHANDLE"), &d));
+  ctx.info("os_handle_convention", std::string(vmr_amd::os_handle_name(d.convention)) + " (" + d.why + ")");
+  import_convention = d;
+  return Status::pass();
 }
 
 }  // namespace vmr_hip

@@ -2,17 +2,20 @@
 // of VMem VAs through a bounce buffer, pattern checks, checksums, event timing, the peer exchange and the rounds
 // every backend runs the same way. Include from exactly one translation unit per binary (it holds the kernels);
 // vmr_gpu::finish() comes from the vendor library (common/amd/hip_finish.hip, common/cuda/cuda_finish.cu).
+//
+// Every launch on VMem goes through a helper here that takes a Span (the mapping, in words) and runs guard()
+// first: a kernel that would touch past its mapping is refused as a HARNESS verdict, never launched.
 #pragma once
 
 #include <algorithm>
 #include <string>
 #include <vector>
 
+#include "gpu/footprint.h"
 #include "gpu/gpu_errors.h"
 #include "gpu/gpu_kernels.h"
-#include "harness/rank_context.h"
-#include "harness/scope_guard.h"
-#include "harness/status.h"
+#include "gpu/size_plans.h"
+#include "harness/harness.h"
 
 namespace vmr_gpu {
 
@@ -20,8 +23,6 @@ using vmr::Status;
 
 constexpr int kBlocks = 264;  // enough to fill an H100/H200 or an MI300 twice over
 constexpr int kThreads = kReduceThreads;
-
-inline size_t round_up(size_t n, size_t granule) { return (n + granule - 1) / granule * granule; }
 
 // Checks the launch, then waits for the device; failures name `what` and the runtime's (or driver's) error.
 // The CUDA reference synchronises through the driver API so the error reads CUDA_ERROR_ILLEGAL_ADDRESS, the AMD
@@ -48,11 +49,11 @@ Status import_from_peers(vmr::RankContext& ctx, int own_fd, std::vector<Block>* 
   return ctx.mesh().share_fd(own_fd, {}, [&](int j, int fd, const std::string&) { return import(fd, &(*peers)[j]); });
 }
 
-// The word pointers of blocks (nullptr for this rank's own empty slot), as the kernels and rounds take them.
+// The mapped spans of blocks (empty for this rank's own slot), as the rounds take them.
 template <class Block>
-std::vector<u64*> words_of(const std::vector<Block>& blocks) {
-  std::vector<u64*> out;
-  for (const auto& b : blocks) out.push_back(b.ptr());
+std::vector<Span> spans_of(const std::vector<Block>& blocks) {
+  std::vector<Span> out;
+  for (const auto& b : blocks) out.push_back(b.span());
   return out;
 }
 
@@ -64,60 +65,94 @@ inline Status copy_to_device(void* dst, const void* src, size_t bytes) {
   return gpu_check("Memcpy(HostToDevice)", VMR_GPU(Memcpy)(dst, src, bytes, VMR_GPU(MemcpyHostToDevice)));
 }
 
+// --- kernels on VMem, each behind the guard -----------------------------------------------------------------------
+
+inline Status zero_words(const Span& s, size_t first, size_t n) {
+  VMR_TRY(guard(s, first, n, "k_zero"));
+  k_zero<<<kBlocks, kThreads>>>(s.at(first), n);
+  return finish("k_zero");
+}
+
+inline Status store_word(const Span& s, size_t word, u64 value) {
+  VMR_TRY(guard(s, word, 1, "k_store"));
+  k_store<<<1, 1>>>(s.at(word), value);
+  return finish("k_store");
+}
+
 // Reads n words of a VMem VA the way ROCm requires (hipMemcpy silently fails on HSA-VMem VAs): a fenced copy
 // kernel into a bounce buffer, then an ordinary copy to the host.
-inline Status read_words(const u64* src, size_t n, std::vector<u64>* out) {
+inline Status read_words(const Span& s, size_t first, size_t n, std::vector<u64>* out) {
+  VMR_TRY(guard(s, first, n, "k_copy"));
   DeviceBuffer<u64> bounce;
   VMR_TRY(bounce.alloc(n));
-  k_copy<<<kBlocks, kThreads>>>(bounce.p, src, n);
+  k_copy<<<kBlocks, kThreads>>>(bounce.p, s.at(first), n);
   VMR_TRY(finish("k_copy"));
   out->resize(n);
   return copy_to_host(out->data(), bounce.p, n * sizeof(u64));
 }
 
-inline Status checksum(const u64* p, size_t bytes, u64* sum) {
+// The sum of every word of the span (the read-bandwidth workload and a checksum both sides can compare).
+inline Status checksum(const Span& s, u64* sum) {
+  VMR_TRY(guard(s, 0, s.words & ~size_t(1), "k_checksum"));
   DeviceBuffer<u64> cell;
   VMR_TRY(cell.alloc(1));
   k_zero<<<1, 1>>>(cell.p, 1);
-  k_checksum<<<kBlocks, kThreads>>>(reinterpret_cast<const ulonglong2*>(p), bytes / 16, cell.p);
+  k_checksum<<<kBlocks, kThreads>>>(reinterpret_cast<const ulonglong2*>(s.p), s.words / 2, cell.p);
   VMR_TRY(finish("k_checksum"));
   return copy_to_host(sum, cell.p, sizeof(u64));
 }
 
-// Every word of [p, p + n) must hold `owner`'s pattern; the failure counts the bad words and names the first.
-inline Status verify_pattern(const u64* p, size_t n, int owner, const std::string& what) {
+// Every word of the span must hold `owner`'s pattern; the failure counts the bad words and names the first.
+inline Status verify_pattern(const Span& s, int owner, const std::string& what) {
+  VMR_TRY(guard(s, 0, s.words, "k_verify_pattern"));
   DeviceBuffer<u64> cells;
   VMR_TRY(cells.alloc(2));
   const u64 init[2] = {0, ~0ull};
   VMR_TRY(copy_to_device(cells.p, init, sizeof init));
-  k_verify_pattern<<<kBlocks, kThreads>>>(p, n, u64(owner), cells.p, cells.p + 1);
+  k_verify_pattern<<<kBlocks, kThreads>>>(s.p, s.words, u64(owner), cells.p, cells.p + 1);
   VMR_TRY(finish("k_verify_pattern"));
   u64 got[2];
   VMR_TRY(copy_to_host(got, cells.p, sizeof got));
   if (got[0] != 0)
-    return Status::fail(what + ": " + std::to_string(got[0]) + " of " + std::to_string(n) + " words differ from rank " +
-                        std::to_string(owner) + "'s pattern, first at word " + std::to_string(got[1]));
+    return Status::fail(what + ": " + std::to_string(got[0]) + " of " + std::to_string(s.words) +
+                        " words differ from rank " + std::to_string(owner) + "'s pattern, first at word " +
+                        std::to_string(got[1]));
   return Status::pass();
 }
 
-// Writes `owner`'s pattern over [p, p + bytes) and reads it back: proves that a mapping and its access really work
-// (on ROCm 6.3 a failed hipMemMap can still return success).
-inline Status write_and_check(u64* p, size_t bytes, int owner, const std::string& what) {
-  k_fill_pattern<<<kBlocks, kThreads>>>(p, bytes / sizeof(u64), u64(owner));
-  VMR_TRY(finish(("k_fill_pattern on " + what).c_str()));
-  return verify_pattern(p, bytes / sizeof(u64), owner, what);
+// Fills the span with `owner`'s pattern (the whole mapping: proof that it and its access really work).
+inline Status fill_pattern(const Span& s, int owner, const std::string& what) {
+  VMR_TRY(guard(s, 0, s.words, "k_fill_pattern"));
+  k_fill_pattern<<<kBlocks, kThreads>>>(s.p, s.words, u64(owner));
+  return finish(("k_fill_pattern on " + what).c_str());
 }
 
-// The words at `offset` into a reservation (HIP and HSA hand out void*, CUDA a CUdeviceptr).
-template <class Reservation>
-u64* words_at(const Reservation& r, size_t offset) {
-  return reinterpret_cast<u64*>(r.at(offset));
+// Writes `owner`'s pattern and reads it back (on ROCm 6.3 a failed hipMemMap can still return success).
+inline Status write_and_check(const Span& s, int owner, const std::string& what) {
+  VMR_TRY(fill_pattern(s, owner, what));
+  return verify_pattern(s, owner, what);
 }
 
-// Every counter in [p, p + n) must hold exactly `expect`; returns the first that does not in *mismatch.
-inline Status check_counters(const u64* p, size_t n, u64 expect, std::string* mismatch) {
+// Every thread of the grid adds `adds` times into words [first, first + counters) of a peer's span.
+inline Status add_into(const Span& s, size_t first, u64 counters, u64 adds, bool system_scope) {
+  const char* kernel = system_scope ? "k_atomic_add_system" : "k_atomic_add_device";
+  VMR_TRY(guard(s, first, counters, kernel));
+  if (system_scope)
+    k_atomic_add_system<<<kBlocks, kThreads>>>(s.at(first), counters, adds);
+  else
+    k_atomic_add_device<<<kBlocks, kThreads>>>(s.at(first), counters, adds);
+  return Status::pass();  // the caller's finish() waits for every launch
+}
+
+// What every counter holds after each of `peers` ran add_into once with `adds` per thread.
+inline u64 expected_count(int peers, u64 adds, u64 counters) {
+  return u64(peers) * kBlocks * kThreads * adds / counters;
+}
+
+// Every counter in words [first, first + n) must hold exactly `expect`; returns the first that does not in *mismatch.
+inline Status check_counters(const Span& s, size_t first, size_t n, u64 expect, std::string* mismatch) {
   std::vector<u64> got;
-  VMR_TRY(read_words(p, n, &got));
+  VMR_TRY(read_words(s, first, n, &got));
   mismatch->clear();
   for (size_t c = 0; c < n; ++c)
     if (got[c] != expect) {
@@ -151,16 +186,16 @@ Status time_best(int reps, F body, double* best_s) {
 
 // --- the two scenarios every backend runs the same way --------------------------------------------------------
 
-// `read`: every rank checks every peer's memory (peers[j], nullptr for itself) against the peer's pattern and
+// `read`: every rank checks every peer's memory (peers[j], empty for itself) against the peer's pattern and
 // against the checksum the owner computed locally (own_sum), so a remote read must return exactly the owner's bytes.
-inline Status verify_peer_reads(vmr::RankContext& ctx, const std::vector<u64*>& peers, size_t words, u64 own_sum) {
+inline Status verify_peer_reads(vmr::RankContext& ctx, const std::vector<Span>& peers, u64 own_sum) {
   std::vector<std::string> sums;
   VMR_TRY(ctx.mesh().all_gather(std::to_string(own_sum), &sums));
   for (int j = 0; j < ctx.ranks(); ++j) {
     if (j == ctx.rank()) continue;
-    VMR_TRY(verify_pattern(peers[j], words, j, "peer read of rank " + std::to_string(j)));
+    VMR_TRY(verify_pattern(peers[j], j, "peer read of rank " + std::to_string(j)));
     u64 sum = 0;
-    VMR_TRY(checksum(peers[j], words * sizeof(u64), &sum));
+    VMR_TRY(checksum(peers[j], &sum));
     if (std::to_string(sum) != sums[j])
       return Status::fail("checksum of rank " + std::to_string(j) + "'s memory read remotely is " +
                           std::to_string(sum) + ", the owner computed " + sums[j]);
@@ -169,7 +204,8 @@ inline Status verify_peer_reads(vmr::RankContext& ctx, const std::vector<u64*>& 
 }
 
 struct AtomicsRound {
-  u64 counters = 1024;       // per owner
+  static constexpr u64 kCounters = 1024;  // per owner: size the buffer with atomics_plan(granule, kCounters)
+  u64 counters = kCounters;
   u64 adds_per_thread = 64;  // kBlocks * kThreads * adds_per_thread must be a multiple of counters
   u64 expect = 0;            // out: what every counter must hold
   double secs = 0;           // out: this rank's time to launch and finish its adds
@@ -180,24 +216,18 @@ struct AtomicsRound {
 // exactly. A wrong count is reported in round->mismatch (the caller decides whether it drives the verdict); a
 // failed call is the returned Status. A system-scope round reports the metric remote_system_atomics_per_s: every
 // rank's adds over the slowest rank's time.
-inline Status remote_atomics_round(vmr::RankContext& ctx, u64* own, const std::vector<u64*>& peers, bool system_scope,
-                                   const std::string& label, AtomicsRound* round) {
-  k_zero<<<kBlocks, kThreads>>>(own, round->counters);
-  VMR_TRY(finish("k_zero"));
+inline Status remote_atomics_round(vmr::RankContext& ctx, const Span& own, const std::vector<Span>& peers,
+                                   bool system_scope, const std::string& label, AtomicsRound* round) {
+  VMR_TRY(zero_words(own, 0, round->counters));
   VMR_TRY(ctx.mesh().barrier(label + "-zeroed"));
   int64_t t0 = vmr::monotonic_ns();
-  for (int j = 0; j < ctx.ranks(); ++j) {
-    if (j == ctx.rank()) continue;
-    if (system_scope)
-      k_atomic_add_system<<<kBlocks, kThreads>>>(peers[j], round->counters, round->adds_per_thread);
-    else
-      k_atomic_add_device<<<kBlocks, kThreads>>>(peers[j], round->counters, round->adds_per_thread);
-  }
+  for (int j = 0; j < ctx.ranks(); ++j)
+    if (j != ctx.rank()) VMR_TRY(add_into(peers[j], 0, round->counters, round->adds_per_thread, system_scope));
   VMR_TRY(finish(system_scope ? "k_atomic_add_system into peer memory" : "k_atomic_add_device into peer memory"));
   round->secs = double(vmr::monotonic_ns() - t0) / 1e9;
   VMR_TRY(ctx.mesh().barrier(label + "-added"));
-  round->expect = u64(ctx.ranks() - 1) * kBlocks * kThreads * round->adds_per_thread / round->counters;
-  VMR_TRY(check_counters(own, round->counters, round->expect, &round->mismatch));
+  round->expect = expected_count(ctx.ranks() - 1, round->adds_per_thread, round->counters);
+  VMR_TRY(check_counters(own, 0, round->counters, round->expect, &round->mismatch));
   if (!round->mismatch.empty()) round->mismatch = "rank " + std::to_string(ctx.rank()) + "'s " + round->mismatch;
   if (system_scope) {
     double slowest = 0;
@@ -208,14 +238,15 @@ inline Status remote_atomics_round(vmr::RankContext& ctx, u64* own, const std::v
   return Status::pass();
 }
 
-// --- peer-reimport: the owner stamps its renewed memory with a generation ------------------------------------
+// --- peer-reimport: the owner stamps its renewed memory with a generation (layout: peer_reimport_plan) -----------
 
 // Waits (bounded, on the GPU) until word 0 of a peer's mapping shows `generation`: proof that the re-imported
 // mapping reaches the owner's new memory, not the old one.
-inline Status wait_for_stamp(const u64* p, u64 generation, const std::string& whose) {
+inline Status wait_for_stamp(const Span& s, u64 generation, const std::string& whose) {
+  VMR_TRY(guard(s, 0, 1, "k_wait_flag"));
   DeviceBuffer<u64> timed_out;
   VMR_TRY(timed_out.alloc(1));
-  k_wait_flag<<<1, 1>>>(p, generation, 2000000000ll, timed_out.p);
+  k_wait_flag<<<1, 1>>>(s.p, generation, 2000000000ll, timed_out.p);
   VMR_TRY(finish("k_wait_flag"));
   u64 late = 1;
   VMR_TRY(copy_to_host(&late, timed_out.p, sizeof late));
@@ -224,9 +255,9 @@ inline Status wait_for_stamp(const u64* p, u64 generation, const std::string& wh
 }
 
 // Word 0 must still hold the generation and the `counters` words after it exactly `expect` each.
-inline Status check_stamp_and_counters(const u64* own, u64 generation, u64 counters, u64 expect) {
+inline Status check_stamp_and_counters(const Span& own, u64 generation, u64 counters, u64 expect) {
   std::vector<u64> got;
-  VMR_TRY(read_words(own, counters + 1, &got));
+  VMR_TRY(read_words(own, 0, counters + 1, &got));
   if (got[0] != generation) return Status::fail("generation word overwritten: " + std::to_string(got[0]));
   for (u64 c = 0; c < counters; ++c)
     if (got[c + 1] != expect)

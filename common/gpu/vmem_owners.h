@@ -13,6 +13,8 @@
 #include <cstddef>
 #include <type_traits>
 
+#include "gpu/footprint.h"
+
 namespace vmr_gpu {
 
 template <class Traits>
@@ -61,6 +63,8 @@ struct VmemMapping {  // physical memory mapped at a VA
     if (va) Traits::unmap(va, size);
     va = {};
   }
+  // What kernels may touch: the mapped words (empty once unmapped).
+  Span span() const { return {reinterpret_cast<u64*>(va), va ? size / sizeof(u64) : 0}; }
 };
 
 // Members in this order so that destruction unmaps, then releases, then frees the VA.
@@ -69,7 +73,8 @@ struct VmemBlock {
   VmemReservation<Traits> range;
   VmemHandle<Traits> mem;
   VmemMapping<Traits> map;
-  unsigned long long* ptr() const { return reinterpret_cast<unsigned long long*>(range.va); }
+  u64* ptr() const { return reinterpret_cast<u64*>(range.va); }
+  Span span() const { return map.span(); }
 };
 
 }  // namespace vmr_gpu

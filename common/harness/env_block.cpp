@@ -56,7 +56,8 @@ EnvFacts runtime_variables() {
   static const char* kNamed[] = {"HIP_VISIBLE_DEVICES",      "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES",
                                  "GPU_DEVICE_ORDINAL",       "AMD_LOG_LEVEL",        "HSA_XNACK",
                                  "HSA_FORCE_FINE_GRAIN_PCIE"};
-  static const char* kPrefixes[] = {"HSA_", "HIP_", "ROCR_", "AMD_", "GPU_", "CUDA_", "NCCL_", "CTEST_RESOURCE_"};
+  static const char* kPrefixes[] = {"HSA_",  "HIP_",  "ROCR_",           "AMD_", "GPU_",
+                                    "CUDA_", "NCCL_", "CTEST_RESOURCE_", "VMR_"};
   EnvFacts vars;
   for (const char* name : kNamed) {
     const char* v = ::getenv(name);

@@ -44,6 +44,33 @@ bool is_binary_name(std::string_view s) {
   return true;
 }
 
+// "CRASH/FAIL ~Memory access fault ~hipErrorIllegalAddress" -> verdicts {CRASH, FAIL}, two reasons.
+Status parse_verdict_cell(std::string_view cell, ExpectedRow* r) {
+  size_t tilde = cell.find('~');
+  std::string_view names = trim(cell.substr(0, tilde));
+  for (auto name : split(names, '/')) {
+    auto v = verdict_from_name(trim(name));
+    if (!v || *v == Verdict::Usage || *v == Verdict::Harness)
+      return Status::fail("verdict must be PASS, FAIL, CRASH, HANG or SKIP (alternatives joined by '/'), not '" +
+                          std::string(trim(name)) + "' in '" + std::string(cell) + "'");
+    if (std::find(r->verdicts.begin(), r->verdicts.end(), *v) != r->verdicts.end())
+      return Status::fail("verdict " + std::string(trim(name)) + " given twice in '" + std::string(cell) + "'");
+    r->verdicts.push_back(*v);
+  }
+  if (tilde != std::string_view::npos) {
+    for (auto reason : split(cell.substr(tilde + 1), '~')) {
+      reason = trim(reason);
+      if (reason.empty()) return Status::fail("empty reason pattern in '" + std::string(cell) + "'");
+      r->reasons.emplace_back(reason);
+    }
+    bool only_pass_or_skip = std::all_of(r->verdicts.begin(), r->verdicts.end(),
+                                         [](Verdict v) { return v == Verdict::Pass || v == Verdict::Skip; });
+    if (only_pass_or_skip) return Status::fail("a reason pattern needs a FAIL, CRASH or HANG verdict to check");
+  }
+  r->verdict = r->verdicts.front();
+  return Status::pass();
+}
+
 }  // namespace
 
 bool compare_versions(std::string_view a, std::string_view b, int* cmp) {
@@ -134,10 +161,8 @@ Status parse_expected_table(std::string_view markdown, std::vector<ExpectedRow>*
     if (!is_valid_case_name(r.case_name)) return bad("bad case name '" + r.case_name + "'");
     Status cond = check_condition_syntax(r.condition);
     if (!cond.ok()) return bad(cond.detail);
-    auto v = verdict_from_name(cells[3]);
-    if (!v || *v == Verdict::Usage || *v == Verdict::Harness)
-      return bad("verdict must be PASS, FAIL, CRASH, HANG or SKIP, not '" + std::string(cells[3]) + "'");
-    r.verdict = *v;
+    Status cell = parse_verdict_cell(cells[3], &r);
+    if (!cell.ok()) return bad(cell.detail);
     if (cells[4] != "-")
       for (auto label : split(cells[4], ',')) {
         label = trim(label);
@@ -171,9 +196,42 @@ const ExpectedRow* find_expected(const std::vector<ExpectedRow>& rows, std::stri
   return nullptr;
 }
 
+Match match_expected(const ExpectedRow& row, Verdict observed, std::string_view detail) {
+  if (std::find(row.verdicts.begin(), row.verdicts.end(), observed) == row.verdicts.end()) return Match::WrongVerdict;
+  if (observed == Verdict::Pass || observed == Verdict::Skip || row.reasons.empty()) return Match::Ok;
+  for (const auto& reason : row.reasons)
+    if (detail.find(reason) != std::string_view::npos) return Match::Ok;
+  return Match::WrongReason;
+}
+
+std::string verdict_cell(const ExpectedRow& row) {
+  std::vector<std::string> names;
+  for (Verdict v : row.verdicts) names.emplace_back(verdict_name(v));
+  std::string cell = join(names, "/");
+  for (const auto& reason : row.reasons) cell += " ~" + reason;
+  return cell;
+}
+
+std::vector<std::string> unreported_keys(const std::vector<ExpectedRow>& rows, std::string_view binary,
+                                         std::string_view case_name, const Facts& facts) {
+  std::vector<std::string> missing;
+  for (const auto& r : rows) {
+    if (r.binary != binary || r.case_name != case_name || r.condition == "*") continue;
+    for (auto part : terms_of(r.condition)) {
+      Term t;
+      if (parse_term(part, &t) && !facts.count(t.key) &&
+          std::find(missing.begin(), missing.end(), t.key) == missing.end())
+        missing.push_back(t.key);
+    }
+  }
+  return missing;
+}
+
 bool is_known_crash(const std::vector<ExpectedRow>& rows, std::string_view binary, std::string_view case_name) {
   for (const auto& r : rows)
-    if (r.binary == binary && r.case_name == case_name && r.verdict == Verdict::Crash) return true;
+    if (r.binary == binary && r.case_name == case_name &&
+        std::find(r.verdicts.begin(), r.verdicts.end(), Verdict::Crash) != r.verdicts.end())
+      return true;
   return false;
 }
 

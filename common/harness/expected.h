@@ -15,7 +15,12 @@ struct ExpectedRow {
   std::string binary;
   std::string case_name;
   std::string condition;  // "*" or terms joined by " & ": key OP value, OP one of = != >= <= > <
+  // The verdict cell: "CRASH/FAIL ~Memory access fault ~hipErrorIllegalAddress". `verdict` is the first of the
+  // alternatives (the one CTest's WILL_FAIL follows); `verdicts` holds them all; `reasons` are substrings of which
+  // a non-PASS run's detail must contain at least one (none: any detail).
   Verdict verdict = Verdict::Pass;
+  std::vector<Verdict> verdicts;
+  std::vector<std::string> reasons;
   std::vector<std::string> labels;
   std::string evidence;
   int line = 0;
@@ -34,6 +39,18 @@ bool compare_versions(std::string_view a, std::string_view b, int* cmp);
 
 const ExpectedRow* find_expected(const std::vector<ExpectedRow>& rows, std::string_view binary,
                                  std::string_view case_name, const Facts& facts);
+
+// How an observed run compares with its row: OK, another verdict than the row allows, or an allowed non-PASS verdict
+// for another reason than the row names (set-access-subrange failing on out-of-memory is not the bug).
+enum class Match { Ok, WrongVerdict, WrongReason };
+Match match_expected(const ExpectedRow& row, Verdict observed, std::string_view detail);
+// "CRASH/FAIL ~Memory access fault ~hipErrorIllegalAddress": the verdict cell as the table spells it.
+std::string verdict_cell(const ExpectedRow& row);
+
+// Condition keys of the case's rows that the run's facts do not carry: each is a table problem (a key no run
+// reports never matches, so its row silently never applies).
+std::vector<std::string> unreported_keys(const std::vector<ExpectedRow>& rows, std::string_view binary,
+                                         std::string_view case_name, const Facts& facts);
 bool is_known_crash(const std::vector<ExpectedRow>& rows, std::string_view binary, std::string_view case_name);
 // Labels of every row of the case, each once, in table order.
 std::vector<std::string> labels_of(const std::vector<ExpectedRow>& rows, std::string_view binary,

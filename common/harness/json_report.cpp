@@ -37,7 +37,7 @@ void write_rank_json(JsonWriter& j, const RankOutcome& r) {
   j.key("detail").value(r.record.detail);
   if (!r.record_error.empty()) j.key("record_error").value(r.record_error);
   j.key("info").begin_object();
-  for (const auto& [k, v] : r.record.info) j.key(k).value(v);
+  for (const auto& [k, v] : r.has_record ? r.record.info : r.printed_info) j.key(k).value(v);
   j.end_object();
   j.key("phases_s").begin_object();
   for (const auto& [k, v] : r.record.phases) j.key(k).value(v);

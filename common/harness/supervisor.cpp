@@ -232,6 +232,10 @@ void Supervisor::relay(Stream& s, std::string_view chunk, bool eof) {
       std::fprintf(to, "[rank %d] %s\n", s.rank, line.c_str());
       std::fflush(to);
     }
+    constexpr std::string_view kEnv = "env: ";
+    size_t eq = line.find(" = ");
+    if (s.kind == Stream::Out && line.rfind(kEnv, 0) == 0 && eq != std::string::npos && rank.printed_info.size() < 256)
+      rank.printed_info.emplace_back(line.substr(kEnv.size(), eq - kEnv.size()), line.substr(eq + 3));
     push_tail(s.kind == Stream::Out ? &rank.stdout_tail : &rank.stderr_tail, std::move(line));
   };
   while ((nl = s.partial.find('\n', start)) != std::string::npos) {

@@ -40,6 +40,9 @@ struct RankOutcome {
   RankRecord record;
   std::string record_error;  // why the record could not be read, when there was one
   std::deque<std::string> stdout_tail, stderr_tail;
+  // The environment facts the rank printed ("env: key = value"), for a rank that died before writing its record:
+  // the expected table's conditions still see the release it ran on.
+  std::vector<std::pair<std::string, std::string>> printed_info;
   std::string wchan;  // for a rank that would not die: /proc/<pid>/wchan and its state
 };
 

@@ -1,0 +1,45 @@
+// Conventions of the AMD runtimes that change between releases inside one soname (libamdhip64.so.7 serves 7.0 and
+// 7.1), decided at run time from what the runtime and the install report, never from the headers a binary was
+// built with. Pure C++ (no HIP or HSA header), so the unit tests run every decision on the CPU.
+#pragma once
+
+#include <string>
+
+#include "harness/status.h"
+
+namespace vmr_amd {
+
+// hipRuntimeGetVersion's value is HIP_VERSION = major * 10^7 + minor * 10^5 + patch, and patch is a build number
+// (clr rocm-6.2.0 hipamd/CMakeLists.txt; ROCm 7.0.2 reports 70051831): "7.0.51831".
+std::string hip_version_text(int hip_version);
+
+// The ROCm release the run is on, as the expected table's `rocm_release` conditions compare it: the leading version
+// of the install's .info/version ("7.0.2.1-69~22.04" -> "7.0.2.1") when it could be read, else the HIP runtime's
+// major.minor ("7.0": its third field is a build number, not the release's patch). *source says which.
+std::string rocm_release(const std::string& info_version_line, int hip_version, std::string* source);
+
+// hipMemImportFromShareableHandle's osHandle. Through 7.0.x CLR reads *(int*)osHandle (clr rocm-6.2.0
+// rocclr/device/rocm/rocdevice.cpp:2570; same on the 6.3 branch); from 7.1 it takes the fd itself cast to a
+// pointer, as CUDA does (rocm-systems PR #759). The 7.0.2.2 backport build carries #759 but reports the same
+// HIP_VERSION as 7.0.2.1 (rocm-systems PR #11020 discussion), so the install's release decides there. Passing the
+// wrong one crashes inside the runtime. VMR_HIP_OSHANDLE=value|pointer overrides both, for hotfix builds.
+enum class OsHandle { Pointer, Value };
+struct OsHandleDecision {
+  OsHandle convention = OsHandle::Pointer;
+  std::string why;  // one line for the environment block
+};
+// `override_value`: VMR_HIP_OSHANDLE's value, nullptr when unset. A value other than "value" or "pointer" is a
+// HARNESS status naming it.
+vmr::Status decide_os_handle(int hip_version, const std::string& release, const char* override_value,
+                             OsHandleDecision* out);
+const char* os_handle_name(OsHandle c);  // "fd by value" / "pointer to the fd"
+
+// hipMemCreate with a POSIX-fd handle type, export and import: ROCm 6.2 and later; 6.0/6.1 answer
+// hipErrorNotSupported (clr rocm-6.1.0 hipamd/src/hip_vm.cpp:90-91, :142, :202).
+constexpr int kFirstHipWithVmemFdExport = 60200000;
+
+// Empty when `device_arch` ("gfx942:sramecc+:xnack-") has code in `built` (CMAKE_HIP_ARCHITECTURES, ';' or ','
+// separated); otherwise the one-line reason naming the device's arch, what was built and the flag to set.
+std::string missing_code_object(const std::string& device_arch, const std::string& built);
+
+}  // namespace vmr_amd
