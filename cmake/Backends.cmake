@@ -34,6 +34,7 @@ message(STATUS "backend host: ON (always)")
 # every CDNA target the compiler accepts (MI200 gfx90a, MI300 gfx942, MI350 gfx950).
 function(vmr_hip_default_architectures out_var how_var)
   foreach(_tool amdgpu-arch rocm_agent_enumerator)
+    unset(_path)  # find_program does not search again while the variable holds an earlier tool's path
     find_program(_path ${_tool} HINTS /opt/rocm/llvm/bin /opt/rocm/bin NO_CACHE)
     if(NOT _path)
       continue()

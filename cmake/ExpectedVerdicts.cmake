@@ -122,7 +122,7 @@ function(vmr_add_repro target)
     endif()
     # The binary's own deadline is at most 60 s per case; CTest's is above it so the binary always reports.
     set_tests_properties(${_name} PROPERTIES SKIP_RETURN_CODE 77 WILL_FAIL ${_will_fail} TIMEOUT 90
-                         LABELS "${_labels}" FIXTURES_REQUIRED vmr_results)
+                         LABELS "${_labels}" FIXTURES_REQUIRED vmr_results FIXTURES_SETUP vmr_cases)
     if(NOT ARG_BACKEND STREQUAL "host")
       set_tests_properties(${_name} PROPERTIES RESOURCE_GROUPS "2,gpus:1")
     endif()

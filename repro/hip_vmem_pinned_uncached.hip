@@ -80,8 +80,10 @@ Status describe(RankContext& ctx) {
   vmr_hip::Handle probe;
   Status accepted = vmr_hip::create(ctx.device(), kAllocType, pinned_granule, &probe);
   ctx.info("uncached_alloc_type", accepted.ok() ? "accepted by hipMemCreate" : "rejected: " + accepted.detail);
-  if (!accepted.ok())
+  // Only the type's rejection is a SKIP; any other error (out of memory, say) is a failure to report.
+  if (!accepted.ok() && accepted.detail.find("hipErrorInvalidValue") != std::string::npos)
     return Status::skip(accepted.detail + ": hipMemCreate accepts hipMemAllocationTypeUncached from HIP 7.0.2");
+  VMR_TRY(accepted);
 #endif
   VMR_TRY(vmr_hip::granularity(ctx.device(), kAllocType, &rank_state.granule));
   ctx.info("vmem_granularity", std::to_string(rank_state.granule));

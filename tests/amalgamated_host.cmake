@@ -1,5 +1,6 @@
-# The single-file host reproducer builds with the one command scripts/amalgamate prints and gives the same verdict
-# for every case as the binary CMake built.
+# The single-file host reproducer builds with the one command scripts/amalgamate prints and behaves as the binary
+# CMake built: the same --list (with its known-crash and self-test tags), and for every case the same exit code and
+# the same VERDICT line (pids and addresses masked). A plain run leaves the tagged cases out in both.
 file(REMOVE_RECURSE ${WORK})
 execute_process(COMMAND ${CMAKE_COMMAND} -E env DIST_DIR=${WORK} BUILD_DIR=${BUILD} ${SCRIPT} repro_host_shm
                 RESULT_VARIABLE rc OUTPUT_VARIABLE cmd OUTPUT_STRIP_TRAILING_WHITESPACE)
@@ -11,15 +12,38 @@ execute_process(COMMAND ${argv} WORKING_DIRECTORY ${WORK} RESULT_VARIABLE rc ERR
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "the printed command failed: ${cmd}\n${err}")
 endif()
-function(verdicts binary out_var)
-  execute_process(COMMAND ${binary} --all --timeout 3 OUTPUT_VARIABLE out ERROR_QUIET)
-  string(REGEX MATCHALL "RESULT: [A-Z]+ repro_host_shm\\.[a-z-]+" lines "${out}")
-  set(${out_var} "${lines}" PARENT_SCOPE)
-endfunction()
-verdicts(${WORK}/repro_host_shm single)
-verdicts(${BUILT} built)
-list(LENGTH built n)
-if(NOT n EQUAL 5 OR NOT single STREQUAL built)
-  message(FATAL_ERROR "verdicts differ:\n single file: ${single}\n built:       ${built}")
+set(single ${WORK}/repro_host_shm)
+
+execute_process(COMMAND ${single} --list OUTPUT_VARIABLE list_single)
+execute_process(COMMAND ${BUILT} --list OUTPUT_VARIABLE list_built)
+if(NOT list_single STREQUAL list_built OR NOT list_built MATCHES "\\[selftest\\]")
+  message(FATAL_ERROR "--list differs or lacks the tags:\n single file:\n${list_single}\n built:\n${list_built}")
 endif()
-message("same verdicts: ${single}")
+
+# The VERDICT line with what differs between two runs (pids, addresses) masked, and the exit code.
+function(run binary args out_var)
+  execute_process(COMMAND ${binary} ${args} --timeout 3 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_QUIET)
+  string(REGEX MATCH "VERDICT: [^\n]*" line "${out}")
+  string(REGEX REPLACE "pid [0-9]+" "pid N" line "${line}")
+  string(REGEX REPLACE "0x[0-9a-f]+" "0xADDR" line "${line}")
+  set(${out_var} "exit ${rc}: ${line}" PARENT_SCOPE)
+endfunction()
+string(REGEX MATCHALL "(^|\n)[a-z0-9-]+" cases "${list_built}")
+list(LENGTH cases n)
+if(n LESS 5)
+  message(FATAL_ERROR "--list names ${n} cases:\n${list_built}")
+endif()
+foreach(c IN LISTS cases)
+  string(STRIP "${c}" c)
+  run(${single} "--case;${c}" from_single)
+  run(${BUILT} "--case;${c}" from_built)
+  if(NOT from_single STREQUAL from_built)
+    message(FATAL_ERROR "${c} differs:\n single file: ${from_single}\n built:       ${from_built}")
+  endif()
+  message("same: ${from_built}")
+endforeach()
+run(${single} "" plain_single)
+run(${BUILT} "" plain_built)
+if(NOT plain_single STREQUAL plain_built OR NOT plain_built MATCHES "^exit 0: VERDICT: PASS repro_host_shm.read\\+atomics ")
+  message(FATAL_ERROR "a plain run differs or runs tagged cases:\n single: ${plain_single}\n built: ${plain_built}")
+endif()

@@ -1,29 +1,87 @@
-# scripts/bug-report on a results directory holding one AMD crash: every section of the ROCm issue form is there,
-# with the failing command, the crashing rank's last stderr line and the GPU facts; it is not a reference run.
-file(REMOVE_RECURSE ${WORK})
-file(MAKE_DIRECTORY ${WORK})
-file(WRITE ${WORK}/summary.json "{}\n")
-file(WRITE ${WORK}/repro_hip_vmem_pinned.atomics.0-1.json
-  "{\"schema\":\"vmem-repro-run/1\",\"binary\":\"repro_hip_vmem_pinned\",\"backend\":\"hip\",\"verdict\":\"CRASH\","
-  "\"environment\":{\"os\":\"test\"},\"options\":{\"ranks\":2,\"devices\":[0,1],\"device_source\":\"--devices\"},"
-  "\"cases\":[{\"case\":\"atomics\",\"verdict\":\"CRASH\",\"detail\":\"rank 1 (pid 7) killed by SIGABRT (Aborted); last stderr: Memory access fault by GPU node-3\","
-  "\"metrics\":{},\"ranks\":[{\"info\":{\"device\":\"0\",\"gfx_arch\":\"gfx942\",\"uuid\":\"GPU-aaaa\",\"hip_version\":\"6.4.1\",\"rocm_release\":\"6.4.1\"},"
-  "\"stderr_tail\":[]},{\"info\":{\"device\":\"1\",\"gfx_arch\":\"gfx942\",\"uuid\":\"GPU-bbbb\"},"
-  "\"stderr_tail\":[\"Memory access fault by GPU node-3 (Agent handle: 0x1) on address 0x7f00. Reason: Page not present or supervisor privilege.\"]}]}]}\n")
-execute_process(COMMAND ${CMAKE_COMMAND} -E env BUILD_DIR=${BUILD} ${SCRIPT} ${WORK}
-                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "bug-report exited ${rc}: ${err}")
-endif()
-file(READ ${WORK}/bug-report.md report)
-foreach(want "### Problem Description" "### Operating System" "### CPU" "### GPU" "### ROCm Version"
-             "### ROCm Component" "### Steps to Reproduce" "rocminfo --support" "### Additional Information"
-             "repro_hip_vmem_pinned --case atomics --devices 0,1" "Memory access fault by GPU node-3"
-             "gfx_arch=gfx942" "hip_version:6.4.1" "CRASH \\(expected CRASH/FAIL/PASS ~Memory access fault")
-  if(NOT report MATCHES "${want}")
-    message(FATAL_ERROR "bug-report.md lacks '${want}':\n${report}")
+# scripts/bug-report, section by section, on two fabricated results folders:
+#  1. an AMD crash beside a SKIPped CUDA run: each ROCm issue-form section holds what belongs there (the crash and
+#     its expectation in Problem Description, the failing command in Steps to Reproduce, the GPU facts under GPU,
+#     the versions under ROCm Version, the rank's stderr line), and it is not a reference run;
+#  2. an AMD run that only SKIPped: no AMD GPU ran, so the report says it is a reference run.
+function(write_run dir file backend binary case verdict detail info stderr)
+  file(WRITE ${dir}/${file}
+    "{\"schema\":\"vmem-repro-run/1\",\"binary\":\"${binary}\",\"backend\":\"${backend}\",\"verdict\":\"${verdict}\","
+    "\"environment\":{\"os\":\"test\"},\"options\":{\"ranks\":2,\"devices\":[0,1],\"device_source\":\"--devices\"},"
+    "\"cases\":[{\"case\":\"${case}\",\"verdict\":\"${verdict}\",\"detail\":\"${detail}\",\"metrics\":{},"
+    "\"ranks\":[{\"info\":{${info}},\"stderr_tail\":[]},{\"info\":{},\"stderr_tail\":[${stderr}]}]}]}\n")
+endfunction()
+function(bug_report dir out_var)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env BUILD_DIR=${BUILD} ${SCRIPT} ${dir}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "bug-report exited ${rc}: ${err}")
   endif()
+  file(READ ${dir}/bug-report.md report)
+  set(${out_var} "${report}" PARENT_SCOPE)
+endfunction()
+# The text of section "### <title>" up to the next "### ".
+function(section report title out_var)
+  string(FIND "${report}" "### ${title}\n" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "no section '### ${title}':\n${report}")
+  endif()
+  string(SUBSTRING "${report}" ${at} -1 rest)
+  string(LENGTH "### ${title}\n" skip)
+  string(SUBSTRING "${rest}" ${skip} -1 rest)
+  string(FIND "${rest}" "\n### " end)
+  if(NOT end EQUAL -1)
+    string(SUBSTRING "${rest}" 0 ${end} rest)
+  endif()
+  set(${out_var} "${rest}" PARENT_SCOPE)
+endfunction()
+function(expect_in report title text)
+  section("${report}" "${title}" body)
+  string(FIND "${body}" "${text}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "section '${title}' lacks '${text}':\n${body}")
+  endif()
+endfunction()
+
+set(a ${WORK}/amd-crash)
+file(REMOVE_RECURSE ${a})
+file(MAKE_DIRECTORY ${a})
+file(WRITE ${a}/summary.json "{}\n")
+set(fault "Memory access fault by GPU node-3 (Agent handle: 0x1) on address 0x7f00. Reason: Page not present or supervisor privilege.")
+write_run(${a} repro_hip_vmem_pinned.atomics.0-1.json hip repro_hip_vmem_pinned atomics CRASH
+          "rank 1 (pid 7) killed by SIGABRT (Aborted); last stderr: ${fault}"
+          "\"device\":\"0\",\"gfx_arch\":\"gfx942\",\"uuid\":\"GPU-aaaa\",\"hip_version\":\"6.4.43483\",\"rocm_release\":\"6.4.1\""
+          "\"${fault}\"")
+write_run(${a} repro_cuda_vmm.read.json cuda repro_cuda_vmm read SKIP "rank 0: no NVIDIA driver" "" "")
+bug_report(${a} report)
+foreach(title "Problem Description" "Operating System" "CPU" "GPU" "ROCm Version" "ROCm Component"
+              "Steps to Reproduce" "(Optional for Linux users) Output of /opt/rocm/bin/rocminfo --support"
+              "Additional Information")
+  section("${report}" "${title}" body)
 endforeach()
+expect_in("${report}" "Problem Description" "repro_hip_vmem_pinned.atomics on GPU pair 0-1: CRASH (expected CRASH/FAIL/PASS")
+expect_in("${report}" "Problem Description" "rank 1, last stderr lines:")
+expect_in("${report}" "Problem Description" "${fault}")
+expect_in("${report}" "Steps to Reproduce" "build/bin/repro_hip_vmem_pinned --case atomics --devices 0,1")
+expect_in("${report}" "GPU" "gfx_arch=gfx942")
+expect_in("${report}" "ROCm Version" "rocm_release:6.4.1")
+expect_in("${report}" "ROCm Version" "hip_version:6.4.43483")
+expect_in("${report}" "Additional Information" "repro_cuda_vmm.read")
 if(report MATCHES "Reference run")
-  message(FATAL_ERROR "a node where an AMD GPU ran is not a reference run")
+  message(FATAL_ERROR "a node where an AMD GPU ran is not a reference run:\n${report}")
 endif()
+
+set(b ${WORK}/amd-skipped)
+file(REMOVE_RECURSE ${b})
+file(MAKE_DIRECTORY ${b})
+file(WRITE ${b}/summary.json "{}\n")
+write_run(${b} repro_hip_vmem_pinned.read.json hip repro_hip_vmem_pinned read SKIP
+          "rank 0: hipGetDeviceCount returned hipErrorNoDevice" "" "")
+write_run(${b} repro_host_shm.read.json host repro_host_shm read PASS "read exactly" "" "")
+bug_report(${b} report)
+expect_in("${report}" "Problem Description" "**Reference run:** no GPU ran here")
+expect_in("${report}" "ROCm Version" "Not applicable: no ROCm run on this node.")
+section("${report}" "Steps to Reproduce" steps)
+if(steps MATCHES "build/bin/")
+  message(FATAL_ERROR "nothing failed, yet Steps to Reproduce names a failing command:\n${steps}")
+endif()
+message("bug-report: every section holds what belongs there; a SKIPped AMD run is not an AMD run")

@@ -1,20 +1,49 @@
-# repro_host_shm --case hang --timeout 2: exits 4 (HANG) within 10 s and leaves no process behind. Every process the
-# run starts carries a marker in its environment; afterwards no process in /proc may still carry it.
+# repro_host_shm --case hang --timeout 5, checked from its --json record rather than from side effects: exit 4
+# (HANG), deadline_passed, every rank reaped, the blocking rank 1 (it ignores SIGTERM) killed by SIGKILL from the
+# deadline, rank 0 reporting whom it waited for, and the whole case within timeout + SIGTERM grace (1 s) + 1 s.
+# Every process the run starts carries a marker in its environment; afterwards none may still carry it.
 string(RANDOM LENGTH 16 marker)
-string(TIMESTAMP t0 "%s")
-execute_process(COMMAND ${CMAKE_COMMAND} -E env VMR_HANG_TEST_MARKER=${marker} ${BIN} --case hang --timeout 2
+set(json ${WORK}/hang.json)
+file(REMOVE ${json})
+execute_process(COMMAND ${CMAKE_COMMAND} -E env VMR_HANG_TEST_MARKER=${marker} ${BIN} --case hang --timeout 5
+                        --json ${json}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_QUIET)
-string(TIMESTAMP t1 "%s")
-math(EXPR took "${t1} - ${t0}")
 if(NOT rc EQUAL 4)
   message(FATAL_ERROR "exit ${rc}, want 4 (HANG):\n${out}")
 endif()
-if(took GREATER 10)
-  message(FATAL_ERROR "took ${took} s, want at most 10")
+file(READ ${json} record)
+string(JSON case GET "${record}" cases 0)
+string(JSON verdict GET "${case}" verdict)
+string(JSON deadline_passed GET "${case}" deadline_passed)
+string(JSON total GET "${case}" phases_s total)
+if(NOT verdict STREQUAL "HANG" OR NOT deadline_passed STREQUAL "ON")
+  message(FATAL_ERROR "verdict ${verdict}, deadline_passed ${deadline_passed}:\n${case}")
+endif()
+if(total GREATER 7.0 OR total LESS 5.0)
+  message(FATAL_ERROR "the case took ${total} s; the deadline (5 s) + SIGTERM grace (1 s) + 1 s allows 5 to 7")
+endif()
+string(JSON nranks LENGTH "${case}" ranks)
+if(NOT nranks EQUAL 2)
+  message(FATAL_ERROR "${nranks} ranks in the record, want 2")
+endif()
+foreach(i 0 1)
+  string(JSON reaped GET "${case}" ranks ${i} reaped)
+  if(NOT reaped STREQUAL "ON")
+    message(FATAL_ERROR "rank ${i} was not reaped:\n${case}")
+  endif()
+endforeach()
+string(JSON signal GET "${case}" ranks 1 signal)
+string(JSON killed_by GET "${case}" ranks 1 killed_by)
+if(NOT signal STREQUAL "SIGKILL" OR NOT killed_by STREQUAL "deadline")
+  message(FATAL_ERROR "rank 1: signal ${signal}, killed_by ${killed_by}; want SIGKILL from the deadline")
+endif()
+string(JSON detail0 GET "${case}" ranks 0 detail)
+if(NOT detail0 MATCHES "deadline passed while waiting to receive from rank 1")
+  message(FATAL_ERROR "rank 0 did not say whom it waited for: ${detail0}")
 endif()
 # Some processes' environ is not readable to us; those are not ours.
 execute_process(COMMAND sh -c "grep -ls 'VMR_HANG_TEST_MARKER=${marker}' /proc/[0-9]*/environ" OUTPUT_VARIABLE left)
 if(NOT left STREQUAL "")
   message(FATAL_ERROR "processes of the run are still alive: ${left}")
 endif()
-message("HANG in ${took} s, nothing left running")
+message("HANG in ${total} s: rank 1 SIGKILLed at the deadline, both reaped, nothing left running")

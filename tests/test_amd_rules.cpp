@@ -9,9 +9,10 @@ namespace {
 // hipRuntimeGetVersion values: major * 10^7 + minor * 10^5 + build.
 constexpr int kHip62 = 60241133, kHip64 = 60443483, kHip70 = 70051831, kHip71 = 70151830, kHip72 = 70253210;
 
-OsHandle decide(int hip, const std::string& release, const char* override_value = nullptr) {
+OsHandle decide(int hip, const std::string& release, const char* override_value = nullptr,
+                std::optional<bool> pointer_form_accepted = std::nullopt) {
   OsHandleDecision d;
-  EXPECT_TRUE(decide_os_handle(hip, release, override_value, &d).ok());
+  EXPECT_TRUE(decide_os_handle(hip, release, override_value, pointer_form_accepted, &d).ok());
   EXPECT_FALSE(d.why.empty());
   return d.convention;
 }
@@ -35,11 +36,21 @@ TEST(AmdRules, OsHandleByRuntimeVersion) {
   EXPECT_EQ(decide(kHip70, "7.0.2.2"), OsHandle::Value);
 }
 
+// The probe can only prove the pointer form (the by-value form is the one that crashes the other kind of runtime):
+// a pointer form that worked wins over the version; a refused one leaves the version to decide.
+TEST(AmdRules, OsHandleProbe) {
+  EXPECT_EQ(decide(kHip71, "7.1.0", nullptr, true), OsHandle::Pointer);
+  EXPECT_EQ(decide(kHip70, "7.0.2", nullptr, true), OsHandle::Pointer);
+  EXPECT_EQ(decide(kHip71, "7.1.0", nullptr, false), OsHandle::Value);
+  EXPECT_EQ(decide(kHip64, "6.4.1", nullptr, false), OsHandle::Pointer);
+  EXPECT_EQ(decide(kHip72, "7.2.0", "pointer", false), OsHandle::Pointer);  // the override wins over both
+}
+
 TEST(AmdRules, OsHandleOverride) {
   EXPECT_EQ(decide(kHip72, "7.2.0", "pointer"), OsHandle::Pointer);
   EXPECT_EQ(decide(kHip62, "6.2.0", "value"), OsHandle::Value);
   OsHandleDecision d;
-  vmr::Status bad = decide_os_handle(kHip70, "7.0.2", "by-value", &d);
+  vmr::Status bad = decide_os_handle(kHip70, "7.0.2", "by-value", std::nullopt, &d);
   EXPECT_EQ(bad.verdict, vmr::Verdict::Harness);
   EXPECT_NE(bad.detail.find("VMR_HIP_OSHANDLE='by-value'"), std::string::npos) << bad.detail;
 }
@@ -53,6 +64,19 @@ TEST(AmdRules, RocmReleaseFromTheInstallElseTheRuntime) {
   EXPECT_NE(source.find("major.minor"), std::string::npos);
   EXPECT_EQ(rocm_release("", kHip71, &source), "7.1");
   EXPECT_EQ(rocm_release("7", kHip71, &source), "7.1");  // one bare number is not a release
+}
+
+TEST(AmdRules, PciBusIdKeepsTheFunction) {
+  uint32_t domain = 9, bdf = 9;
+  ASSERT_TRUE(parse_pci_bus_id("0000:c1:00.0", &domain, &bdf));
+  EXPECT_EQ(domain, 0u);
+  EXPECT_EQ(bdf, 0xc100u);
+  ASSERT_TRUE(parse_pci_bus_id("0001:05:02.3", &domain, &bdf));
+  EXPECT_EQ(domain, 1u);
+  EXPECT_EQ(bdf, uint32_t(0x05 << 8 | 2 << 3 | 3));
+  EXPECT_FALSE(parse_pci_bus_id("0000:c1:00", &domain, &bdf));
+  EXPECT_FALSE(parse_pci_bus_id("0000:c1:00.0x", &domain, &bdf));
+  EXPECT_FALSE(parse_pci_bus_id("", &domain, &bdf));
 }
 
 TEST(AmdRules, MissingCodeObjectNamesArchBuildAndFlag) {

@@ -51,6 +51,19 @@ Status block_last(RankContext& ctx) {
   return Status::fail("unreachable");
 }
 
+// The last rank dies while the others spin on the CPU, outside the channel, and never notice: only the launcher's
+// cut-off after a death can end them.
+Status abort_while_others_spin(RankContext& ctx) {
+  if (ctx.rank() == ctx.ranks() - 1) {
+    rlimit no_core{0, 0};
+    ::setrlimit(RLIMIT_CORE, &no_core);
+    std::abort();
+  }
+  for (volatile unsigned long spin = 0;; spin = spin + 1) {
+  }
+  return Status::fail("unreachable");
+}
+
 Status leave_last(RankContext& ctx) {
   if (ctx.rank() == ctx.ranks() - 1) ::_exit(0);
   VMR_TRY(ctx.mesh().barrier("after-leave"));
@@ -108,18 +121,20 @@ Status fd_audit(RankContext& ctx) {
 }  // namespace
 
 const vmr::ReproBinary& rank_cases() {
-  static const vmr::ReproBinary bin{"unit_tests",
-                                    {"test", no_backend},
-                                    {
-                                        {"pass", "all ranks meet at a barrier", pass_after_barrier},
-                                        {"abort", "the last rank aborts", abort_last},
-                                        {"block", "the last rank blocks and ignores SIGTERM", block_last},
-                                        {"leave", "the last rank exits without a record", leave_last},
-                                        {"skip-one", "the last rank cannot run", skip_on_last},
-                                        {"fail", "rank 0 fails a check", fail_first},
-                                        {"mismatch", "record and exit code disagree", exit_mismatch},
-                                        {"fd-audit", "a rank has only the fds it was given", fd_audit},
-                                    }};
+  static const vmr::ReproBinary bin{
+      "unit_tests",
+      {"test", no_backend},
+      {
+          {"pass", "all ranks meet at a barrier", pass_after_barrier},
+          {"abort", "the last rank aborts", abort_last},
+          {"block", "the last rank blocks and ignores SIGTERM", block_last},
+          {"abort-spin", "the last rank aborts while the others spin", abort_while_others_spin},
+          {"leave", "the last rank exits without a record", leave_last},
+          {"skip-one", "the last rank cannot run", skip_on_last},
+          {"fail", "rank 0 fails a check", fail_first},
+          {"mismatch", "record and exit code disagree", exit_mismatch},
+          {"fd-audit", "a rank has only the fds it was given", fd_audit},
+      }};
   return bin;
 }
 

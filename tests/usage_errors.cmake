@@ -1,10 +1,32 @@
-# Every bad command line of a reproducer binary exits 2 with exactly one line on stderr and nothing on stdout;
-# --help and --list exit 0.
-# Arguments of one command line are separated by '|'.
+# Every bad command line of a reproducer binary exits 2 with exactly one line on stderr, naming the binary and
+# saying what is wrong, and nothing on stdout; --help and --list exit 0.
+# Each entry: the arguments separated by '|', then '=>', then a text the stderr line must contain.
+get_filename_component(name ${BIN} NAME)
+execute_process(COMMAND ${BIN} --list OUTPUT_VARIABLE listing)
+string(REGEX MATCH "^[a-z0-9-]+" first_case "${listing}")
 set(bad_lines
-  "--bogus" "--case" "--case|no-such-case" "--ranks|1" "--ranks|x" "--timeout|0" "--timeout|-3"
-  "--devices|a,b" "--ranks|3|--devices|0,1" "--json" "--all|--case|read" "stray-argument" "--list=yes" "--json|/nonexistent-dir/run.json")
-foreach(line IN LISTS bad_lines)
+  "--bogus=>unknown option '--bogus'"
+  "--case=>--case needs a value"
+  "--case|no-such-case=>unknown case 'no-such-case' (known: "
+  "--ranks|1=>--ranks: '1' is not a whole number from 2 to 64"
+  "--ranks|65=>--ranks: '65' is not a whole number from 2 to 64"
+  "--ranks|x=>--ranks: 'x' is not a whole number"
+  "--timeout|0=>--timeout: '0' is not a number of seconds between 0 and 86400"
+  "--timeout|-3=>--timeout: '-3' is not a number of seconds"
+  "--timeout|86401=>--timeout: '86401' is not a number of seconds between 0 and 86400"
+  "--devices|a,b=>--devices: 'a' is not a device number"
+  "--ranks|3|--devices|0,1=>--devices lists 2 devices but --ranks is 3"
+  "--json=>--json needs a value"
+  "--all|--case|@CASE@=>--all and --case exclude each other"
+  "stray-argument=>unexpected argument 'stray-argument'"
+  "--list=yes=>--list takes no value"
+  "--json|/nonexistent-dir/run.json=>--json: cannot write '/nonexistent-dir/run.json'")
+foreach(entry IN LISTS bad_lines)
+  string(FIND "${entry}" "=>" at)
+  string(SUBSTRING "${entry}" 0 ${at} line)
+  math(EXPR from "${at} + 2")
+  string(SUBSTRING "${entry}" ${from} -1 want)
+  string(REPLACE "@CASE@" "${first_case}" line "${line}")
   string(REPLACE "|" ";" args "${line}")
   execute_process(COMMAND ${BIN} ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   string(STRIP "${err}" err_stripped)
@@ -12,6 +34,11 @@ foreach(line IN LISTS bad_lines)
   list(LENGTH newlines n)
   if(NOT rc EQUAL 2 OR NOT out STREQUAL "" OR err_stripped STREQUAL "" OR n GREATER 0)
     message(FATAL_ERROR "'${line}': exit ${rc}, stdout '${out}', stderr '${err}' (want exit 2, one stderr line)")
+  endif()
+  string(FIND "${err_stripped}" "${name}: " at_name)
+  string(FIND "${err_stripped}" "${want}" at_want)
+  if(NOT at_name EQUAL 0 OR at_want EQUAL -1)
+    message(FATAL_ERROR "'${line}': stderr '${err_stripped}' does not say '${name}: ... ${want}'")
   endif()
   message("ok: ${line} -> ${err_stripped}")
 endforeach()

@@ -2,7 +2,8 @@
 //
 // Reads every run record (*.json) in a results directory: one per case from CTest (<binary>.<case>.json), or one
 // per case and GPU pair from scripts/triage. Prints case / expected / observed / OK-or-CHANGED (a skip is
-// "not run" with its reason, never CHANGED), checks that the table and each binary's --list agree, and on request
+// "not run" with its reason, never CHANGED; a case that should have run and left no readable record is CHANGED),
+// checks that the table and each binary's --list agree, and on request
 // prints exporter x importer matrices and writes summary.json and a Markdown report. Exit 1 on any CHANGED or
 // table problem.
 #include <dirent.h>
@@ -190,7 +191,7 @@ std::string gpus_md(const std::vector<Run>& runs) {
 }
 
 struct Options {
-  std::string table, results, summary_json, markdown, failures, gpus;
+  std::string table, results, summary_json, markdown, failures, gpus, plan;
   std::vector<std::string> binaries;
   bool matrix = false;
 };
@@ -218,6 +219,8 @@ bool parse_args(int argc, char** argv, Options* o) {
       o->failures = value;
     else if (flag == "--gpus-md")
       o->gpus = value;
+    else if (flag == "--plan")
+      o->plan = value;
     else
       return false;
   }
@@ -294,7 +297,7 @@ int main(int argc, char** argv) {
   Options o;
   if (!parse_args(argc, argv, &o)) {
     std::fprintf(stderr,
-                 "usage: check_expected --table FILE --results DIR [--binary PATH]... [--matrix] "
+                 "usage: check_expected --table FILE --results DIR [--binary PATH]... [--plan FILE] [--matrix] "
                  "[--summary-json FILE] [--markdown FILE] [--failures-md FILE] [--gpus-md FILE]\n");
     return 2;
   }
@@ -331,6 +334,18 @@ int main(int argc, char** argv) {
     }
   }
 
+  // --plan FILE: the binary.case names this run set out to run (scripts/triage leaves known-crash and self-test
+  // cases out); without it every case of every --binary must have a record.
+  std::set<std::string> plan;
+  if (!o.plan.empty()) {
+    std::string plan_text;
+    if (!read_file(o.plan, &plan_text)) {
+      std::printf("cannot read --plan %s\n", o.plan.c_str());
+      return 1;
+    }
+    for (auto line : split(plan_text, '\n'))
+      if (!trim(line).empty()) plan.emplace(trim(line));
+  }
   std::vector<Run> runs = read_runs(o.results);
   std::vector<Row> rows;
   std::set<std::string> seen;
@@ -383,10 +398,18 @@ int main(int argc, char** argv) {
       }
       rows.push_back(r);
     }
-    if (!any)
+    // A case that should have run and left no record is CHANGED: a run that never reported (a launcher that died,
+    // a test registered without --json, a record that could not be written) must not read as "not run".
+    const bool planned = plan.empty() ? built.count(t.binary) > 0 : plan.count(name) > 0;
+    if (!any && planned)
+      rows.push_back(
+          {name, "", verdict_cell(t), "-", "CHANGED: no run record in " + o.results, "", "", t.evidence, true, false});
+    else if (!any)
       rows.push_back({name, "", verdict_cell(t), "-",
-                      built.empty() || built.count(t.binary) ? "not run" : "not run (binary not built here)", "", "",
-                      t.evidence, false, true});
+                      built.empty()            ? "not run"
+                      : !built.count(t.binary) ? "not run (binary not built here)"
+                                               : "not run (not in this run's plan)",
+                      "", "", t.evidence, false, true});
   }
 
   int ok = 0, changed = 0, not_run = 0;

@@ -1,6 +1,9 @@
+#include <dlfcn.h>
 #include <hip/hip_runtime.h>
 #include <hip/hip_version.h>
 #include <hsa/hsa_ext_amd.h>
+#include <limits.h>
+#include <stdlib.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -47,6 +50,22 @@ std::string kfd_property(uint32_t location_id, uint32_t domain, const std::strin
   return "no KFD node at this PCI location";
 }
 
+// The version file of the install whose HIP runtime this process loaded (<prefix>/lib/libamdhip64.so.N ->
+// <prefix>/.info/version), which need not be /opt/rocm's; else $ROCM_PATH's, else /opt/rocm's.
+std::string rocm_info_version_path() {
+  Dl_info where{};
+  void* fn = dlsym(RTLD_DEFAULT, "hipRuntimeGetVersion");
+  if (fn && dladdr(fn, &where) && where.dli_fname) {
+    char real[PATH_MAX];
+    std::string lib = realpath(where.dli_fname, real) ? real : where.dli_fname;
+    std::string dir = lib.substr(0, lib.rfind('/'));                           // <prefix>/lib
+    std::string candidate = dir.substr(0, dir.rfind('/')) + "/.info/version";  // <prefix>/.info/version
+    if (std::ifstream(candidate)) return candidate;
+  }
+  const char* rocm_path = std::getenv("ROCM_PATH");
+  return std::string(rocm_path && *rocm_path ? rocm_path : "/opt/rocm") + "/.info/version";
+}
+
 struct AgentMatch {
   uint32_t bdf, domain;
   hsa_agent_t agent;
@@ -69,9 +88,12 @@ hsa_status_t match_agent(hsa_agent_t agent, void* data) {
 
 // HIP numbers devices, HSA has agents: the same GPU is the one at the same PCI location.
 Status agent_for_device(int device, hsa_agent_t* agent, uint32_t* bdf, uint32_t* domain) {
-  hipDeviceProp_t prop{};
-  VMR_GPU_TRY(hipGetDeviceProperties, &prop, device);
-  AgentMatch m{uint32_t(prop.pciBusID << 8 | prop.pciDeviceID << 3), uint32_t(prop.pciDomainID), {}, false};
+  char bus_id[32] = {};
+  VMR_GPU_TRY(hipDeviceGetPCIBusId, bus_id, int(sizeof bus_id), device);
+  AgentMatch m{0, 0, {}, false};
+  if (!parse_pci_bus_id(bus_id, &m.domain, &m.bdf))
+    return Status::fail("hipDeviceGetPCIBusId(" + std::to_string(device) + ") gave '" + bus_id +
+                        "', not a PCI bus id (domain:bus:device.function)");
   hsa_status_t s = hsa_iterate_agents(match_agent, &m);
   if (s != HSA_STATUS_SUCCESS && s != HSA_STATUS_INFO_BREAK) return Status::fail(hsa_error("hsa_iterate_agents", s));
   if (!m.found) return Status::skip("no HSA GPU agent at the PCI location of HIP device " + std::to_string(device));
@@ -160,9 +182,7 @@ Status describe_rank(RankContext& ctx, Env* out) {
   ctx.info("hip_driver_version", std::to_string(driver));
   ctx.info("hip_headers", std::to_string(HIP_VERSION_MAJOR) + "." + std::to_string(HIP_VERSION_MINOR) + "." +
                               std::to_string(HIP_VERSION_PATCH));
-  const char* rocm_path = std::getenv("ROCM_PATH");
-  const std::string info = std::string(rocm_path && *rocm_path ? rocm_path : "/opt/rocm") + "/.info/version";
-  const std::string install = read_first_line(info);
+  const std::string install = read_first_line(rocm_info_version_path());
   ctx.info("rocm_install", install);
   std::string release_source;
   out->rocm_release = rocm_release(install, out->hip_version, &release_source);

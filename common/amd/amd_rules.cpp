@@ -1,6 +1,7 @@
 #include "amd/amd_rules.h"
 
 #include <cctype>
+#include <regex>
 
 #include "harness/expected.h"
 #include "harness/text.h"
@@ -31,7 +32,7 @@ const char* os_handle_name(OsHandle c) {
 }
 
 vmr::Status decide_os_handle(int hip_version, const std::string& release, const char* override_value,
-                             OsHandleDecision* out) {
+                             std::optional<bool> pointer_form_accepted, OsHandleDecision* out) {
   if (override_value) {
     std::string v = override_value;
     if (v != "value" && v != "pointer")
@@ -40,6 +41,13 @@ vmr::Status decide_os_handle(int hip_version, const std::string& release, const 
     out->why = "VMR_HIP_OSHANDLE=" + v + " (override)";
     return vmr::Status::pass();
   }
+  if (pointer_form_accepted.value_or(false)) {
+    out->convention = OsHandle::Pointer;
+    out->why =
+        "the pointer form imported this process's own export (HIP runtime " + hip_version_text(hip_version) + ")";
+    return vmr::Status::pass();
+  }
+  const std::string probe = !pointer_form_accepted ? "" : "; the pointer form was refused";
   int cmp_71 = 0, cmp_7022 = 0;
   if (hip_version >= 70100000) {
     out->convention = OsHandle::Value;
@@ -52,7 +60,19 @@ vmr::Status decide_os_handle(int hip_version, const std::string& release, const 
     out->convention = OsHandle::Pointer;
     out->why = "HIP runtime " + hip_version_text(hip_version) + " < 7.1 reads *(int*)osHandle";
   }
+  out->why += probe;
   return vmr::Status::pass();
+}
+
+bool parse_pci_bus_id(const std::string& text, uint32_t* domain, uint32_t* bdf) {
+  static const std::regex kBusId("([0-9a-fA-F]{4,8}):([0-9a-fA-F]{2}):([0-9a-fA-F]{2})\\.([0-7])");
+  std::smatch m;
+  if (!std::regex_match(text, m, kBusId)) return false;
+  const unsigned long dev = std::stoul(m[3], nullptr, 16);
+  if (dev > 0x1f) return false;
+  *domain = uint32_t(std::stoul(m[1], nullptr, 16));
+  *bdf = uint32_t(std::stoul(m[2], nullptr, 16) << 8 | dev << 3 | std::stoul(m[4], nullptr, 16));
+  return true;
 }
 
 std::string missing_code_object(const std::string& device_arch, const std::string& built) {

@@ -3,6 +3,8 @@
 // built with. Pure C++ (no HIP or HSA header), so the unit tests run every decision on the CPU.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "harness/status.h"
@@ -28,15 +30,22 @@ struct OsHandleDecision {
   OsHandle convention = OsHandle::Pointer;
   std::string why;  // one line for the environment block
 };
-// `override_value`: VMR_HIP_OSHANDLE's value, nullptr when unset. A value other than "value" or "pointer" is a
-// HARNESS status naming it.
+// `override_value`: VMR_HIP_OSHANDLE's value, nullptr when unset; a value other than "value" or "pointer" is a
+// HARNESS status naming it. `pointer_form_accepted`: the outcome of importing this process's own export with the
+// pointer form (nullopt: not probed). Only the by-value form can crash a runtime of the other convention (it
+// dereferences the fd number), so a pointer form that worked decides Pointer whatever the version says; otherwise
+// the version decides.
 vmr::Status decide_os_handle(int hip_version, const std::string& release, const char* override_value,
-                             OsHandleDecision* out);
+                             std::optional<bool> pointer_form_accepted, OsHandleDecision* out);
 const char* os_handle_name(OsHandle c);  // "fd by value" / "pointer to the fd"
 
 // hipMemCreate with a POSIX-fd handle type, export and import: ROCm 6.2 and later; 6.0/6.1 answer
 // hipErrorNotSupported (clr rocm-6.1.0 hipamd/src/hip_vm.cpp:90-91, :142, :202).
 constexpr int kFirstHipWithVmemFdExport = 60200000;
+
+// "0000:c1:00.1" (hipDeviceGetPCIBusId) -> PCI domain and the BDF as HSA_AMD_AGENT_INFO_BDFID packs it:
+// bus << 8 | device << 3 | function. The function matters: a virtual function or a partition is not function 0.
+bool parse_pci_bus_id(const std::string& text, uint32_t* domain, uint32_t* bdf);
 
 // Empty when `device_arch` ("gfx942:sramecc+:xnack-") has code in `built` (CMAKE_HIP_ARCHITECTURES, ';' or ','
 // separated); otherwise the one-line reason naming the device's arch, what was built and the flag to set.

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "amd/amd_rules.h"
@@ -136,15 +137,47 @@ inline Status import_block(int device, int fd, size_t size, Block* b) {
   return set_access(b->range.va, size, {device});
 }
 
-// What every HIP VMem binary settles after vmr_amd::describe_rank, both printed: that this runtime exports and imports
-// VMem by fd at all (ROCm 6.2), and which osHandle convention its import takes.
+// Does this runtime take a pointer to the fd? Imports this process's own export with the pointer form: a runtime
+// that takes the fd by value reads the pointer's low bits as an fd number nothing has open and answers with an
+// error, so this probe cannot crash (the by-value form on a pointer runtime would dereference the fd number).
+inline std::optional<bool> probe_pointer_form(int device, std::string* note) {
+  size_t g = 0;
+  Handle mem;
+  vmr::UniqueFd fd;
+  Status ready = granularity(device, hipMemAllocationTypePinned, &g);
+  if (ready.ok()) ready = create(device, hipMemAllocationTypePinned, g, &mem);
+  if (ready.ok()) ready = export_fd(mem, &fd);
+  if (!ready.ok()) {
+    *note = "not probed: " + ready.detail;
+    return std::nullopt;
+  }
+  int raw = fd.get();
+  hipMemGenericAllocationHandle_t imported{};
+  hipError_t e = hipMemImportFromShareableHandle(&imported, &raw, hipMemHandleTypePosixFileDescriptor);
+  (void)hipGetLastError();  // the refusal is the answer, not an error of the next call
+  if (e != hipSuccess) {
+    *note = "refused: " + vmr_gpu::gpu_error("hipMemImportFromShareableHandle(&fd)", e);
+    return false;
+  }
+  (void)hipMemRelease(imported);
+  *note = "accepted";
+  return true;
+}
+
+// What every HIP VMem binary settles after vmr_amd::describe_rank, all printed: that this runtime exports and
+// imports VMem by fd at all (ROCm 6.2), and which osHandle convention its import takes.
 inline Status describe_vmem(vmr::RankContext& ctx, const vmr_amd::Env& env) {
   if (env.hip_version < vmr_amd::kFirstHipWithVmemFdExport)
     return Status::skip("HIP runtime " + vmr_amd::hip_version_text(env.hip_version) +
                         ": VMem export/import by POSIX fd needs ROCm 6.2 or later (6.0 and 6.1 answer "
                         "hipErrorNotSupported to hipMemCreate with a handle type)");
+  const char* override_value = std::getenv("VMR_HIP_OSHANDLE");
+  std::string probe_note = "not probed: VMR_HIP_OSHANDLE is set";
+  std::optional<bool> pointer_form;
+  if (!override_value) pointer_form = probe_pointer_form(ctx.device(), &probe_note);
+  ctx.info("os_handle_pointer_probe", probe_note);
   vmr_amd::OsHandleDecision d;
-  VMR_TRY(vmr_amd::decide_os_handle(env.hip_version, env.rocm_release, std::getenv("VMR_HIP_OSHANDLE"), &d));
+  VMR_TRY(vmr_amd::decide_os_handle(env.hip_version, env.rocm_release, override_value, pointer_form, &d));
   ctx.info("os_handle_convention", std::string(vmr_amd::os_handle_name(d.convention)) + " (" + d.why + ")");
   import_convention = d;
   return Status::pass();

@@ -5,13 +5,26 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 
 #include "harness/options.h"
+#include "harness/text.h"
 
 namespace vmr {
 
 namespace {
+
+// Test aid (README): VMR_FORCE_FAIL=binary.case[,binary.case...] makes those cases FAIL after the backend's describe
+// step, so triage and fleet reports can be tested for a node that differs without a GPU that does.
+bool forced_to_fail(std::string_view binary, std::string_view case_name) {
+  const char* list = std::getenv("VMR_FORCE_FAIL");
+  if (!list) return false;
+  const std::string want = std::string(binary) + "." + std::string(case_name);
+  for (auto item : split(list, ','))
+    if (trim(item) == want) return true;
+  return false;
+}
 
 Status run_body(const ReproBinary& bin, const CaseDef& c, RankContext& ctx) {
   VMR_TRY(ctx.mesh().barrier("start"));
@@ -19,6 +32,7 @@ Status run_body(const ReproBinary& bin, const CaseDef& c, RankContext& ctx) {
   ctx.start_phases();
   // Every rank must be able to run before any starts: one rank without its device must not strand the others.
   VMR_TRY(ctx.agree(bin.backend.describe_rank(ctx)));
+  if (forced_to_fail(bin.name, c.name)) return Status::fail("forced by VMR_FORCE_FAIL (a test aid)");
   return c.run(ctx);
 }
 

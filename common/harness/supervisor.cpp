@@ -172,7 +172,8 @@ Status Supervisor::spawn() {
 
   // Ranks give up a little before the launcher kills them, so the rank left waiting can say whom it waited for.
   const int64_t deadline_ns = r_->start_ns + int64_t(plan_.timeout_s * 1e9);
-  const int64_t rank_deadline_ns = deadline_ns - std::min<int64_t>(250000000, int64_t(plan_.timeout_s * 1e8));
+  // The margin is 10% of the timeout, at most 1 s: wide enough that a rank on a busy node still reports first.
+  const int64_t rank_deadline_ns = deadline_ns - std::min<int64_t>(1000000000, int64_t(plan_.timeout_s * 1e8));
   RankRecord fail_record;
   fail_record.verdict = Verdict::Harness;
   fail_record.detail = "@@";

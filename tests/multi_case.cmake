@@ -1,0 +1,37 @@
+# A run of several cases: each gets its own RESULT line and verdict, and the run's VERDICT line and exit code are
+# the most severe of them (HANG over CRASH over FAIL over PASS), never PASS while a case failed.
+execute_process(COMMAND ${BIN} --all --timeout 3 --json ${WORK}/all.json RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                ERROR_QUIET)
+foreach(want "\nRESULT: PASS repro_host_shm.read " "\nRESULT: PASS repro_host_shm.atomics "
+             "\nRESULT: CRASH repro_host_shm.fault rank 1 " "\nRESULT: HANG repro_host_shm.hang deadline of 3 s"
+             "\nRESULT: FAIL repro_host_shm.peer-exit rank 1 ")
+  string(FIND "${out}" "${want}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "--all lacks '${want}':\n${out}")
+  endif()
+endforeach()
+set(last "VERDICT: HANG repro_host_shm.read+atomics+fault+hang+peer-exit PASS: read,atomics; FAIL: peer-exit; CRASH: fault; HANG: hang\n")
+string(LENGTH "${last}" n)
+string(LENGTH "${out}" total)
+math(EXPR from "${total} - ${n}")
+string(SUBSTRING "${out}" ${from} -1 tail)
+if(NOT rc EQUAL 4 OR NOT tail STREQUAL last)
+  message(FATAL_ERROR "--all: exit ${rc} (want 4) and last line '${tail}' (want '${last}')")
+endif()
+file(READ ${WORK}/all.json record)
+string(JSON verdict GET "${record}" verdict)
+string(JSON ncases LENGTH "${record}" cases)
+if(NOT verdict STREQUAL "HANG" OR NOT ncases EQUAL 5)
+  message(FATAL_ERROR "the --json record says ${verdict} with ${ncases} cases; want HANG with 5")
+endif()
+# Passing cases only: PASS, exit 0.
+execute_process(COMMAND ${BIN} --case read --case atomics RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_QUIET)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "\nVERDICT: PASS repro_host_shm.read\\+atomics PASS: read,atomics\n$")
+  message(FATAL_ERROR "read+atomics: exit ${rc}:\n${out}")
+endif()
+# A failure beside passes: FAIL, exit 1.
+execute_process(COMMAND ${BIN} --case read --case peer-exit RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_QUIET)
+if(NOT rc EQUAL 1 OR NOT out MATCHES "\nVERDICT: FAIL repro_host_shm.read\\+peer-exit PASS: read; FAIL: peer-exit\n$")
+  message(FATAL_ERROR "read+peer-exit: exit ${rc}:\n${out}")
+endif()
+message("multi-case verdicts and exit codes as expected")
