@@ -48,3 +48,23 @@ mutate("| repro_host_shm | peer-exit | * | FAIL ~left mid-protocol |"
 mutate("| repro_host_shm | hang | * | HANG ~deadline of |" "| repro_host_shm | hang | * | HANG ~a reason never printed |"
        hang)
 mutate("| repro_host_shm | atomics | * | PASS |" "| repro_host_shm | atomics | * | HANG/CRASH |" atomics)
+
+# The results themselves: a record missing for a case that ran is CHANGED ("no run record"), and an unreadable
+# record is reported, never ignored.
+set(copy ${WORK}/results-copy)
+file(REMOVE_RECURSE ${copy})
+file(MAKE_DIRECTORY ${copy})
+file(GLOB records ${RESULTS}/repro_host_shm.*.json)
+file(COPY ${records} DESTINATION ${copy})
+file(REMOVE ${copy}/repro_host_shm.atomics.json)
+execute_process(COMMAND ${CHECK} --table ${TABLE} --results ${copy} --binary ${BIN} RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+if(NOT rc EQUAL 1 OR NOT out MATCHES "\nrepro_host_shm\\.atomics +- +PASS +- +CHANGED: no run record")
+  message(FATAL_ERROR "a missing record must be CHANGED (exit ${rc}):\n${out}")
+endif()
+file(COPY ${RESULTS}/repro_host_shm.atomics.json DESTINATION ${copy})
+file(WRITE ${copy}/repro_host_shm.read.json "{\"schema\":\"vmem-repro-run/1\",\"cases\":[")
+execute_process(COMMAND ${CHECK} --table ${TABLE} --results ${copy} --binary ${BIN} RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+if(NOT rc EQUAL 1 OR NOT out MATCHES "unreadable run record repro_host_shm\\.read\\.json")
+  message(FATAL_ERROR "a corrupt record must be reported (exit ${rc}):\n${out}")
+endif()
+message("caught: a missing record, a corrupt record")

@@ -58,6 +58,10 @@ TEST(Launcher, SignalDeathIsCrashNamingSignalAndStderr) {
   EXPECT_NE(r.detail.find("SIGABRT"), std::string::npos) << r.detail;
   EXPECT_NE(r.detail.find("Memory access fault by GPU node-2"), std::string::npos) << r.detail;
   EXPECT_EQ(r.ranks[1].exit.signal, SIGABRT);
+  // The dead rank left no record, but the facts it printed are kept for the expected table's conditions.
+  ASSERT_FALSE(r.ranks[1].has_record);
+  ASSERT_FALSE(r.ranks[1].printed_info.empty());
+  EXPECT_EQ(r.ranks[1].printed_info[0], (std::pair<std::string, std::string>{"device", "test"}));
 }
 
 // Margins that hold on a loaded machine: the rank left waiting gives up 1 s (10% of 10 s) before the launcher's
@@ -113,6 +117,18 @@ TEST(Launcher, RankLeavingMidProtocolIsNamedAndNobodyHangs) {
   EXPECT_NE(r.detail.find("rank 2"), std::string::npos) << r.detail;
   EXPECT_NE(r.detail.find("left mid-protocol"), std::string::npos) << r.detail;
   EXPECT_FALSE(r.deadline_passed);
+}
+
+TEST(Launcher, OutputWithoutNewlinesIsBoundedAndLinear) {
+  int64_t t0 = monotonic_ns();
+  CaseResult r = launch("flood", 2, 60);
+  double took = double(monotonic_ns() - t0) / 1e9;
+  EXPECT_EQ(r.verdict, Verdict::Pass) << r.detail;
+  EXPECT_LT(took, 30.0);  // linear: quadratic relaying took 16 s for 100 MB
+  ASSERT_FALSE(r.ranks[0].stdout_tail.empty());
+  const std::string& line = r.ranks[0].stdout_tail.back();
+  EXPECT_LE(line.size(), 4100u);
+  EXPECT_NE(line.find("more bytes of this line not kept"), std::string::npos) << line.substr(line.size() - 80);
 }
 
 TEST(Launcher, OneRankSkippingSkipsAllWithItsReason) {

@@ -64,6 +64,17 @@ Status abort_while_others_spin(RankContext& ctx) {
   return Status::fail("unreachable");
 }
 
+// 64 MiB on stdout without a single newline: the launcher must keep bounded memory and a bounded line.
+Status flood_without_newlines(RankContext& ctx) {
+  if (ctx.rank() == 0) {
+    std::string block(1 << 20, 'x');
+    for (int i = 0; i < 64; ++i) std::fwrite(block.data(), 1, block.size(), stdout);
+    std::fflush(stdout);
+  }
+  VMR_TRY(ctx.mesh().barrier("flooded"));
+  return Status::pass("flooded");
+}
+
 Status leave_last(RankContext& ctx) {
   if (ctx.rank() == ctx.ranks() - 1) ::_exit(0);
   VMR_TRY(ctx.mesh().barrier("after-leave"));
@@ -130,6 +141,7 @@ const vmr::ReproBinary& rank_cases() {
           {"block", "the last rank blocks and ignores SIGTERM", block_last},
           {"abort-spin", "the last rank aborts while the others spin", abort_while_others_spin},
           {"leave", "the last rank exits without a record", leave_last},
+          {"flood", "rank 0 prints 64 MiB without a newline", flood_without_newlines},
           {"skip-one", "the last rank cannot run", skip_on_last},
           {"fail", "rank 0 fails a check", fail_first},
           {"mismatch", "record and exit code disagree", exit_mismatch},

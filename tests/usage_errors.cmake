@@ -20,7 +20,9 @@ set(bad_lines
   "--all|--case|@CASE@=>--all and --case exclude each other"
   "stray-argument=>unexpected argument 'stray-argument'"
   "--list=yes=>--list takes no value"
-  "--json|/nonexistent-dir/run.json=>--json: cannot write '/nonexistent-dir/run.json'")
+  "--json|/nonexistent-dir/run.json=>--json: '/nonexistent-dir/run.json' is in no existing folder"
+  "--json|/=>--json: '/' names a directory"
+  "--json|/dev/null=>--json: '/dev/null' is a character device")
 foreach(entry IN LISTS bad_lines)
   string(FIND "${entry}" "=>" at)
   string(SUBSTRING "${entry}" 0 ${at} line)

@@ -351,7 +351,7 @@ int main(int argc, char** argv) {
   std::set<std::string> seen;
   for (const auto& run : runs)
     if (!run.error.empty()) {
-      rows.push_back({run.file, "", "-", "?", "CHANGED", run.error, "", "", true, false});
+      rows.push_back({run.file, "", "-", "?", "CHANGED: " + run.error, run.error, "", "", true, false});
     }
   for (const auto& t : table) {
     std::string name = t.binary + "." + t.case_name;

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <fstream>
 
+#include "harness/text.h"
+
 extern char** environ;
 
 #ifndef VMEM_REPRO_VERSION
@@ -79,9 +81,10 @@ EnvFacts runtime_variables() {
 
 std::string format_env_block(const EnvFacts& host, const EnvFacts& vars) {
   std::string out = "=== environment (paste into bug reports) ===\n";
-  for (const auto& [k, v] : host) out += k + ": " + v + "\n";
+  // Values come from the machine and the environment: printable() keeps each on its line, whatever they hold.
+  for (const auto& [k, v] : host) out += k + ": " + printable(v, 400) + "\n";
   out += "env:";
-  for (const auto& [k, v] : vars) out += " " + k + "=" + v;
+  for (const auto& [k, v] : vars) out += " " + printable(k, 100) + "=" + printable(v, 400);
   out += "\n";
   return out;
 }

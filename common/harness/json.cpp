@@ -7,9 +7,30 @@
 
 namespace vmr {
 
+namespace {
+// Length of the well-formed UTF-8 sequence at s[i], 0 when the bytes there are not one (RFC 3629: no overlongs, no
+// surrogates, nothing above U+10FFFF).
+size_t utf8_length(std::string_view s, size_t i) {
+  const auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = b(i);
+  size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k)
+    if ((b(i + k) & 0xc0) != 0x80) return 0;
+  if (c == 0xe0 && b(i + 1) < 0xa0) return 0;   // overlong
+  if (c == 0xed && b(i + 1) >= 0xa0) return 0;  // surrogate
+  if (c == 0xf0 && b(i + 1) < 0x90) return 0;   // overlong
+  if (c == 0xf4 && b(i + 1) >= 0x90) return 0;  // above U+10FFFF
+  return n;
+}
+}  // namespace
+
+// Text from outside (the environment, a rank's output) may hold any bytes: each byte that does not start a
+// well-formed UTF-8 sequence becomes U+FFFD, so the record is always valid JSON.
 std::string json_quote(std::string_view s) {
   std::string out = "\"";
-  for (unsigned char c : s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
     switch (c) {
       case '"':
         out += "\\\"";
@@ -27,12 +48,17 @@ std::string json_quote(std::string_view s) {
         out += "\\r";
         break;
       default:
-        if (c < 0x20) {
+        if (c < 0x20 || c == 0x7f) {
           char buf[8];
           std::snprintf(buf, sizeof buf, "\\u%04x", c);
           out += buf;
-        } else {
+        } else if (c < 0x80) {
           out += char(c);
+        } else if (size_t n = utf8_length(s, i)) {
+          out.append(s.substr(i, n));
+          i += n - 1;
+        } else {
+          out += "\xef\xbf\xbd";
         }
     }
   }

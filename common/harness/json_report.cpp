@@ -25,9 +25,10 @@ void write_rank_json(JsonWriter& j, const RankOutcome& r) {
   j.key("core_dumped").value(r.exit.core_dumped);
   j.key("reaped").value(r.reaped);
   j.key("killed_by")
-      .value(r.killed == KilledBy::None       ? "none"
-             : r.killed == KilledBy::Deadline ? "deadline"
-                                              : "after-other-rank-died");
+      .value(r.killed == KilledBy::None        ? "none"
+             : r.killed == KilledBy::Deadline  ? "deadline"
+             : r.killed == KilledBy::Interrupt ? "launcher-interrupted"
+                                               : "after-other-rank-died");
   if (!r.wchan.empty()) j.key("stuck").value(r.wchan);
   j.key("verdict");
   if (r.has_record)

@@ -7,19 +7,37 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 
 #include "harness/env_block.h"
 #include "harness/expected.h"
 #include "harness/json_report.h"
 #include "harness/options.h"
+#include "harness/output_file.h"
 #include "harness/supervisor.h"
 #include "harness/text.h"
 
 namespace vmr {
 
 namespace {
+
+// The signal that interrupted the launcher (SIGINT, SIGTERM, SIGHUP), 0 while none has.
+volatile sig_atomic_t g_interrupt = 0;
+void on_interrupt(int sig) { g_interrupt = sig; }
+
+// The launcher never dies by a signal (CTest's WILL_FAIL and SKIP_RETURN_CODE need an exit code): an interrupt
+// stops the ranks and ends the run with a VERDICT line. A parent may hand down SIGCHLD ignored, which would make the
+// kernel reap the ranks itself and hide how they died: the launcher restores the default.
+void install_signal_handling() {
+  ::signal(SIGPIPE, SIG_IGN);  // a closed stdout must not kill the process CTest waits on
+  ::signal(SIGXFSZ, SIG_IGN);  // a file-size limit makes the --json write fail with EFBIG, reported, not a death
+  ::signal(SIGCHLD, SIG_DFL);
+  struct sigaction sa {};
+  sa.sa_handler = on_interrupt;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;  // no SA_RESTART: the supervisor's poll returns at once
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &sa, nullptr);
+}
 
 // Cases a plain run leaves out, and why: expected to crash, or harness self-tests that misbehave on purpose.
 std::vector<std::string> opt_in_tags(const std::vector<ExpectedRow>& table, const ReproBinary& bin, const CaseDef& c) {
@@ -54,12 +72,20 @@ std::string format_human(double v) {
   return buf;
 }
 
+// The deadline when --timeout is not given: the case's own, else 60 s for every 16 ranks begun, since a case's
+// work grows with the rank count (64 ranks reading each other on 2 cores took 47 s of a flat 60).
+double default_timeout(const CaseDef& c, int ranks) {
+  if (c.default_timeout_s > 0) return c.default_timeout_s;
+  return kDefaultTimeoutS * ((ranks + 15) / 16);
+}
+
 CaseResult run_one(const ReproBinary& bin, const CaseDef& c, const Options& o, const std::vector<int>& devices,
                    bool several) {
   LaunchPlan plan;
   plan.case_name = c.name;
   plan.devices = devices;
-  plan.timeout_s = o.timeout_given ? o.timeout_s : c.default_timeout_s > 0 ? c.default_timeout_s : o.timeout_s;
+  plan.timeout_s = o.timeout_given ? o.timeout_s : default_timeout(c, int(devices.size()));
+  plan.interrupt = &g_interrupt;
   std::printf("--- %s.%s: %s (deadline %s s)\n", bin.name, c.name, c.description,
               format_double(plan.timeout_s).c_str());
   std::fflush(stdout);
@@ -67,7 +93,8 @@ CaseResult run_one(const ReproBinary& bin, const CaseDef& c, const Options& o, c
   std::vector<std::string> metrics;
   for (const auto& m : case_metrics(r)) metrics.push_back(m.name + "=" + format_human(m.value) + " " + m.unit);
   if (!metrics.empty()) std::printf("METRICS: %s.%s %s\n", bin.name, c.name, join(metrics, ", ").c_str());
-  if (several) std::printf("RESULT: %s %s.%s %s\n", verdict_name(r.verdict), bin.name, c.name, r.detail.c_str());
+  if (several)
+    std::printf("RESULT: %s %s.%s %s\n", verdict_name(r.verdict), bin.name, c.name, printable(r.detail, 4000).c_str());
   std::fflush(stdout);
   return r;
 }
@@ -117,10 +144,20 @@ Summary summarize(const std::vector<CaseResult>& results) {
   return s;
 }
 
+// Ranks that share a device (legal, and useful: several ranks on one GPU), said once on the run line.
+std::string shared_devices_note(const std::vector<int>& devices) {
+  std::map<int, std::vector<std::string>> by;
+  for (size_t i = 0; i < devices.size(); ++i) by[devices[i]].push_back(std::to_string(i));
+  std::vector<std::string> shared;
+  for (const auto& [d, ranks] : by)
+    if (ranks.size() > 1) shared.push_back("ranks " + join(ranks, ",") + " share device " + std::to_string(d));
+  return shared.empty() ? "" : "; " + join(shared, "; ") + " (allowed: several ranks may run on one GPU)";
+}
+
 }  // namespace
 
 int launcher_main(const ReproBinary& bin, int argc, char** argv) {
-  ::signal(SIGPIPE, SIG_IGN);  // a closed stdout must not kill the process CTest waits on
+  install_signal_handling();
   std::vector<ExpectedRow> table;
   Status tab = parse_expected_table(kExpectedTable, &table);
   if (!tab.ok()) {
@@ -132,7 +169,7 @@ int launcher_main(const ReproBinary& bin, int argc, char** argv) {
   Options o;
   Status parsed = parse_options(argc, argv, names, &o);
   if (!parsed.ok()) {
-    std::fprintf(stderr, "%s: %s\n", bin.name, parsed.detail.c_str());
+    std::fprintf(stderr, "%s: %s\n", bin.name, printable(parsed.detail, 400).c_str());
     return exit_code(Verdict::Usage);
   }
   if (o.help) {
@@ -150,34 +187,41 @@ int launcher_main(const ReproBinary& bin, int argc, char** argv) {
   RunSummary run{bin.name, bin.backend.name, {}, {}, {}, {}};
   if (st.ok()) st = resolve_devices(o, ranks, env, &run.devices, &run.device_source);
   if (!st.ok()) {
-    std::printf("VERDICT: HARNESS %s.- %s\n", bin.name, st.detail.c_str());
+    std::printf("VERDICT: HARNESS %s.- %s\n", bin.name, printable(st.detail, 400).c_str());
     return exit_code(Verdict::Harness);
   }
-  std::string json_tmp = o.json_path.empty() ? "" : o.json_path + ".tmp";
-  if (!json_tmp.empty() && !std::ofstream(json_tmp)) {
-    std::fprintf(stderr, "%s: --json: cannot write '%s'\n", bin.name, o.json_path.c_str());
-    return exit_code(Verdict::Usage);
+  if (!o.json_path.empty()) {
+    Status where = check_output_path(o.json_path);
+    if (!where.ok()) {
+      std::fprintf(stderr, "%s: %s\n", bin.name, printable(where.detail, 400).c_str());
+      return exit_code(Verdict::Usage);
+    }
   }
 
   run.host = host_environment(bin.name, bin.backend.name);
   run.vars = runtime_variables();
   std::vector<std::string> dev_text;
   for (int d : run.devices) dev_text.push_back(std::to_string(d));
-  std::printf("%srun: ranks=%d devices=%s (%s)\n", format_env_block(run.host, run.vars).c_str(), ranks,
-              join(dev_text, ",").c_str(), run.device_source.c_str());
+  std::printf("%srun: ranks=%d devices=%s (%s%s)\n", format_env_block(run.host, run.vars).c_str(), ranks,
+              join(dev_text, ",").c_str(), printable(run.device_source).c_str(),
+              shared_devices_note(run.devices).c_str());
 
   std::vector<CaseResult> results;
-  for (const CaseDef* c : selected) results.push_back(run_one(bin, *c, o, run.devices, selected.size() > 1));
+  for (const CaseDef* c : selected) {
+    results.push_back(run_one(bin, *c, o, run.devices, selected.size() > 1));
+    if (g_interrupt) break;  // the interrupted case says so; the rest are not started
+  }
 
   Summary s = summarize(results);
-  if (!json_tmp.empty()) {
-    std::ofstream(json_tmp) << run_json(run, results, s.verdict, s.detail);
-    if (::rename(json_tmp.c_str(), o.json_path.c_str()) != 0) {
-      std::printf("VERDICT: HARNESS %s.%s cannot write --json %s\n", bin.name, s.label.c_str(), o.json_path.c_str());
+  if (!o.json_path.empty()) {
+    Status written = write_file_atomically(o.json_path, run_json(run, results, s.verdict, s.detail));
+    if (!written.ok()) {
+      std::printf("VERDICT: HARNESS %s.%s %s\n", bin.name, s.label.c_str(), printable(written.detail, 400).c_str());
       return exit_code(Verdict::Harness);
     }
   }
-  std::printf("VERDICT: %s %s.%s %s\n", verdict_name(s.verdict), bin.name, s.label.c_str(), s.detail.c_str());
+  std::printf("VERDICT: %s %s.%s %s\n", verdict_name(s.verdict), bin.name, s.label.c_str(),
+              printable(s.detail, 4000).c_str());
   std::fflush(stdout);
   return exit_code(s.verdict);
 }

@@ -9,6 +9,7 @@ namespace vmr {
 
 namespace {
 
+// Every value echoed in a usage error goes through printable(): the error stays one line, whatever was typed.
 Status usage(std::string what) { return {Verdict::Usage, std::move(what)}; }
 
 Status parse_device_list(std::string_view text, std::vector<int>* out) {
@@ -16,7 +17,7 @@ Status parse_device_list(std::string_view text, std::vector<int>* out) {
   for (std::string_view part : split(text, ',')) {
     int id;
     if (!parse_int(part, 0, 1023, &id))
-      return usage("--devices: '" + std::string(part) + "' is not a device number (expected e.g. 0,1)");
+      return usage("--devices: '" + printable(part) + "' is not a device number (expected e.g. 0,1)");
     out->push_back(id);
   }
   return Status::pass();
@@ -35,7 +36,8 @@ std::string usage_text(std::string_view binary) {
          std::to_string(kMaxRanks) +
          "; default 2\n"
          "  --devices LIST    device per rank, e.g. 0,1; default CTEST_RESOURCE_GROUP_<i>_GPUS, else 0..N-1\n"
-         "  --timeout SECONDS deadline for each case; ranks are killed when it passes; default 60\n"
+         "  --timeout SECONDS deadline for each case (decimal seconds, at most 86400); ranks are killed when it\n"
+         "                    passes; default 60 s for every 16 ranks begun (64 ranks: 240 s), or the case's own\n"
          "  --json FILE       write the full record (verdicts, environment, phases, metrics) to FILE\n"
          "exit codes: 0 PASS, 1 FAIL, 2 usage, 3 CRASH, 4 HANG, 77 SKIP, 99 harness error\n";
 }
@@ -79,7 +81,7 @@ Status parse_options(int argc, const char* const* argv, const std::vector<std::s
       VMR_TRY(take_value(&v));
       bool known = false;
       for (const auto& c : known_cases) known = known || c == v;
-      if (!known) return usage("unknown case '" + std::string(v) + "' (known: " + join(known_cases, ", ") + ")");
+      if (!known) return usage("unknown case '" + printable(v) + "' (known: " + join(known_cases, ", ") + ")");
       for (const auto& c : o.cases)
         if (c == v) return usage("--case " + std::string(v) + " given twice");
       o.cases.emplace_back(v);
@@ -87,7 +89,7 @@ Status parse_options(int argc, const char* const* argv, const std::vector<std::s
       VMR_TRY(take_value(&v));
       if (o.ranks) return usage("--ranks given twice");
       if (!parse_int(v, 2, kMaxRanks, &o.ranks))
-        return usage("--ranks: '" + std::string(v) + "' is not a whole number from 2 to " + std::to_string(kMaxRanks));
+        return usage("--ranks: '" + printable(v) + "' is not a whole number from 2 to " + std::to_string(kMaxRanks));
     } else if (name == "--devices") {
       VMR_TRY(take_value(&v));
       if (!o.devices.empty()) return usage("--devices given twice");
@@ -95,8 +97,8 @@ Status parse_options(int argc, const char* const* argv, const std::vector<std::s
     } else if (name == "--timeout") {
       VMR_TRY(take_value(&v));
       if (o.timeout_given) return usage("--timeout given twice");
-      if (!parse_double(v, &o.timeout_s) || o.timeout_s <= 0 || o.timeout_s > 86400)
-        return usage("--timeout: '" + std::string(v) + "' is not a number of seconds between 0 and 86400");
+      if (!parse_seconds(v, &o.timeout_s) || o.timeout_s <= 0 || o.timeout_s > 86400)
+        return usage("--timeout: '" + printable(v) + "' is not a number of seconds between 0 and 86400");
       o.timeout_given = true;
     } else if (name == "--json") {
       VMR_TRY(take_value(&v));
@@ -104,9 +106,9 @@ Status parse_options(int argc, const char* const* argv, const std::vector<std::s
       o.json_path = std::string(v);
       json_given = true;
     } else if (arg.rfind("--", 0) == 0) {
-      return usage("unknown option '" + std::string(name) + "' (see --help)");
+      return usage("unknown option '" + printable(name) + "' (see --help)");
     } else {
-      return usage("unexpected argument '" + std::string(arg) + "' (see --help)");
+      return usage("unexpected argument '" + printable(arg) + "' (see --help)");
     }
   }
   if (o.all && !o.cases.empty()) return usage("--all and --case exclude each other");
@@ -126,8 +128,8 @@ Status resolve_ranks(const Options& opts, const std::function<const char*(const 
     *ranks = int(opts.devices.size());
   } else if (const char* count = getenv_fn("CTEST_RESOURCE_GROUP_COUNT")) {
     if (!parse_int(count, 2, kMaxRanks, ranks))
-      return Status::harness("CTEST_RESOURCE_GROUP_COUNT='" + std::string(count) + "' is not 2.." +
-                             std::to_string(kMaxRanks));
+      return Status::harness("CTEST_RESOURCE_GROUP_COUNT='" + printable(count) +
+                             "' is not a number of groups from 2 to " + std::to_string(kMaxRanks));
   } else {
     *ranks = kDefaultRanks;
   }
@@ -143,8 +145,11 @@ Status resolve_devices(const Options& opts, int ranks, const std::function<const
   }
   if (const char* count = getenv_fn("CTEST_RESOURCE_GROUP_COUNT")) {
     int groups;
-    if (!parse_int(count, 1, kMaxRanks, &groups) || groups < ranks)
-      return Status::harness("CTEST_RESOURCE_GROUP_COUNT='" + std::string(count) + "' gives fewer groups than " +
+    if (!parse_int(count, 1, kMaxRanks, &groups))
+      return Status::harness("CTEST_RESOURCE_GROUP_COUNT='" + printable(count) +
+                             "' is not a number of groups from 1 to " + std::to_string(kMaxRanks));
+    if (groups < ranks)
+      return Status::harness("CTEST_RESOURCE_GROUP_COUNT=" + std::to_string(groups) + " gives fewer groups than " +
                              std::to_string(ranks) + " ranks");
     devices->clear();
     for (int i = 0; i < ranks; ++i) {
@@ -154,7 +159,7 @@ Status resolve_devices(const Options& opts, int ranks, const std::function<const
       int id;
       std::string_view s = spec ? spec : "";
       if (s.rfind("id:", 0) != 0 || !parse_int(split(s.substr(3), ',')[0], 0, 1023, &id))
-        return Status::harness(var + "='" + std::string(s) + "' is not of the form id:<n>,slots:<k>");
+        return Status::harness(var + "='" + printable(s) + "' is not of the form id:<n>,slots:<k>");
       devices->push_back(id);
     }
     *source = "CTest resource groups";
@@ -185,7 +190,7 @@ std::string format_rank_flag(const RankArgs& a) {
 }
 
 Status parse_rank_flag(std::string_view arg, RankArgs* out) {
-  auto bad = [&](std::string why) { return Status::harness("bad rank flag '" + std::string(arg) + "': " + why); };
+  auto bad = [&](std::string why) { return Status::harness("bad rank flag '" + printable(arg) + "': " + why); };
   if (arg.rfind(kRankFlag, 0) != 0) return bad("does not start with " + std::string(kRankFlag));
   std::map<std::string_view, std::string_view> fields;
   for (std::string_view kv : split(arg.substr(kRankFlag.size()), ',')) {

@@ -1,6 +1,8 @@
 // The rank side of a reproducer: runs in the process the launcher exec'd, never returns into main.
 #include "harness/rank_process.h"
 
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -24,6 +26,26 @@ bool forced_to_fail(std::string_view binary, std::string_view case_name) {
   for (auto item : split(list, ','))
     if (trim(item) == want) return true;
   return false;
+}
+
+// A rank flag is only ever written by the launcher, but a hand-made one must not make a rank write its record into
+// someone's file or wait for ever: the status fd must be a pipe, each ctl fd a SEQPACKET socket, and the deadline
+// within a day (and a minute) from now.
+Status check_rank_fds(const RankArgs& a) {
+  struct stat st {};
+  if (::fstat(a.status_fd, &st) != 0 || !S_ISFIFO(st.st_mode))
+    return Status::harness("status fd " + std::to_string(a.status_fd) + " is not a pipe from the launcher");
+  for (int fd : a.ctl_fds) {
+    if (fd < 0) continue;
+    int type = 0;
+    socklen_t len = sizeof type;
+    if (::getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) != 0 || type != SOCK_SEQPACKET)
+      return Status::harness("ctl fd " + std::to_string(fd) + " is not a SEQPACKET socket from the launcher");
+  }
+  const int64_t now = monotonic_ns(), day = int64_t(86400 + 60) * 1000000000;
+  if (a.deadline_ns < now - day || a.deadline_ns > now + day)
+    return Status::harness("deadline_ns " + std::to_string(a.deadline_ns) + " is not within a day of now");
+  return Status::pass();
 }
 
 Status run_body(const ReproBinary& bin, const CaseDef& c, RankContext& ctx) {
@@ -51,8 +73,9 @@ void write_all(int fd, const std::string& text) {
 int rank_main(const ReproBinary& bin, int argc, char** argv) {
   RankArgs a;
   Status parsed = argc == 2 ? parse_rank_flag(argv[1], &a) : Status::harness("the rank flag must be the only argument");
+  if (parsed.ok()) parsed = check_rank_fds(a);
   if (!parsed.ok()) {
-    std::fprintf(stderr, "%s: %s\n", bin.name, parsed.detail.c_str());
+    std::fprintf(stderr, "%s: %s\n", bin.name, printable(parsed.detail, 400).c_str());
     return exit_code(Verdict::Harness);
   }
   UniqueFd status_fd(a.status_fd);

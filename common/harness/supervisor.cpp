@@ -28,7 +28,6 @@ namespace {
 // Fixed fd numbers inside a rank, so that a rank's command line reads the same on every run.
 constexpr int kStatusFd = 3;
 constexpr int kCtlFdBase = 10;
-constexpr int kParkFdMin = 256;  // where the child parks fds before moving them down to their fixed numbers
 // A child that cannot become a rank exits with the harness-error code (with a record when exec itself failed).
 constexpr int kChildSetupFailed = 99;
 
@@ -40,8 +39,17 @@ struct Stream {
   int rank;
   enum Kind { Out, Err, StatusRec } kind;
   UniqueFd fd;
-  std::string partial;  // text after the last newline, or the record bytes so far
+  std::string partial;  // text after the last newline (at most kMaxLine bytes), or the record bytes so far
+  size_t cut = 0;       // bytes of the current line dropped past kMaxLine
 };
+
+// A relayed line is at most this long (with its "[rank N] " prefix it stays within PIPE_BUF, so one write to a pipe
+// that polls writable never blocks); the rest of a longer line is dropped and counted. Output without newlines
+// then costs bounded memory and linear time.
+constexpr size_t kMaxLine = 4000;
+// Lines waiting for a blocked stdout (a full pipe, a terminal paused with Ctrl-S): the watchdog never waits for
+// them; beyond this many, lines are dropped and counted.
+constexpr size_t kMaxPending = 4096;
 
 Status make_pipe(UniqueFd* r, UniqueFd* w) {
   int p[2];
@@ -84,13 +92,18 @@ void close_all_but(const std::vector<std::pair<int, int>>& moves) {
   if (::getppid() != parent) ::_exit(kChildSetupFailed);  // the launcher died before PDEATHSIG was armed
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
-  ::sigaction(SIGPIPE, &dfl, nullptr);  // the launcher ignores SIGPIPE; a rank must not inherit that
+  ::sigaction(SIGPIPE, &dfl, nullptr);  // the launcher ignores SIGPIPE and SIGXFSZ; a rank must not inherit that
+  ::sigaction(SIGXFSZ, &dfl, nullptr);
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  // Park every source above all sources and targets before moving them down, so no move overwrites a source still
+  // to come; just above them, not at a fixed high number, so a low `ulimit -n` still leaves room.
+  int park_min = 0;
+  for (const auto& m : moves) park_min = std::max(park_min, std::max(m.first, m.second) + 1);
   int parked[kMaxRanks + 8];
   for (size_t i = 0; i < moves.size(); ++i) {
-    parked[i] = ::fcntl(moves[i].first, F_DUPFD_CLOEXEC, kParkFdMin);
+    parked[i] = ::fcntl(moves[i].first, F_DUPFD_CLOEXEC, park_min);
     if (parked[i] < 0) ::_exit(kChildSetupFailed);
   }
   for (size_t i = 0; i < moves.size(); ++i)
@@ -143,6 +156,8 @@ class Supervisor {
 
  private:
   void relay(Stream& s, std::string_view chunk, bool eof);
+  // Writes what stdout/stderr take without blocking; with `block`, everything (once the ranks are gone).
+  void flush_output(bool block);
   void reap();
   bool all_done() const;
   void finish_records();
@@ -151,7 +166,35 @@ class Supervisor {
   CaseResult* r_;
   std::vector<Stream> streams_;
   pid_t pgid_ = 0;
+  std::deque<std::pair<int, std::string>> pending_;  // (fd, text) for the launcher's stdout or stderr
+  size_t dropped_lines_ = 0;
 };
+
+void Supervisor::flush_output(bool block) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  while (!pending_.empty()) {
+    auto& [fd, text] = pending_.front();
+    if (!block) {
+      pollfd p{fd, POLLOUT, 0};
+      if (::poll(&p, 1, 0) != 1 || !(p.revents & POLLOUT)) return;
+    }
+    ssize_t n = ::write(fd, text.data(), text.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {  // EPIPE, EIO: nobody is reading; nothing to wait for
+      pending_.clear();
+      return;
+    }
+    text.erase(0, size_t(n));
+    if (text.empty()) pending_.pop_front();
+  }
+  if (dropped_lines_ && block) {
+    std::string note = "[launcher] " + std::to_string(dropped_lines_) +
+                       " lines of rank output were not relayed: " + "the output was blocked\n";
+    (void)!::write(STDERR_FILENO, note.data(), note.size());
+    dropped_lines_ = 0;
+  }
+}
 
 Status Supervisor::spawn() {
   const int n = int(plan_.devices.size());
@@ -225,13 +268,14 @@ void Supervisor::relay(Stream& s, std::string_view chunk, bool eof) {
     s.partial.append(chunk);
     return;
   }
-  s.partial.append(chunk);
-  size_t start = 0, nl;
   auto emit = [&](std::string line) {
+    if (s.cut) line += " [" + std::to_string(std::exchange(s.cut, 0)) + " more bytes of this line not kept]";
     if (plan_.relay_output) {
-      std::FILE* to = s.kind == Stream::Out ? stdout : stderr;
-      std::fprintf(to, "[rank %d] %s\n", s.rank, line.c_str());
-      std::fflush(to);
+      if (pending_.size() < kMaxPending)
+        pending_.emplace_back(s.kind == Stream::Out ? STDOUT_FILENO : STDERR_FILENO,
+                              "[rank " + std::to_string(s.rank) + "] " + line + "\n");
+      else
+        ++dropped_lines_;
     }
     constexpr std::string_view kEnv = "env: ";
     size_t eq = line.find(" = ");
@@ -239,12 +283,19 @@ void Supervisor::relay(Stream& s, std::string_view chunk, bool eof) {
       rank.printed_info.emplace_back(line.substr(kEnv.size(), eq - kEnv.size()), line.substr(eq + 3));
     push_tail(s.kind == Stream::Out ? &rank.stdout_tail : &rank.stderr_tail, std::move(line));
   };
-  while ((nl = s.partial.find('\n', start)) != std::string::npos) {
-    emit(s.partial.substr(start, nl - start));
-    start = nl + 1;
+  // Appends chunk a line at a time, keeping at most kMaxLine bytes of each.
+  while (!chunk.empty()) {
+    const size_t nl = chunk.find('\n');
+    std::string_view piece = chunk.substr(0, nl);
+    const size_t room = kMaxLine - std::min(kMaxLine, s.partial.size());
+    s.partial.append(piece.substr(0, room));
+    s.cut += piece.size() - std::min(room, piece.size());
+    if (nl == std::string_view::npos) break;
+    emit(std::exchange(s.partial, {}));
+    chunk.remove_prefix(nl + 1);
   }
-  s.partial.erase(0, start);
-  if (eof && !s.partial.empty()) emit(std::exchange(s.partial, {}));
+  if (eof && (!s.partial.empty() || s.cut)) emit(std::exchange(s.partial, {}));
+  flush_output(false);
 }
 
 void Supervisor::reap() {
@@ -281,8 +332,14 @@ void Supervisor::supervise() {
     reap();
     if (all_done()) break;
     int64_t now = monotonic_ns();
+    // The launcher was interrupted: stop now, whatever the ranks are doing.
+    if (!term_ns && plan_.interrupt && *plan_.interrupt && reason != KilledBy::Interrupt) {
+      r_->interrupted_by = *plan_.interrupt;
+      stop_ns = now;
+      reason = KilledBy::Interrupt;
+    }
     // One rank died abnormally: the others get a short while to report, then they go too.
-    if (!term_ns && stop_ns > now) {
+    if (!term_ns && stop_ns > now && reason != KilledBy::Interrupt) {
       for (const auto& rank : r_->ranks) {
         bool abnormal = rank.reaped && (rank.exit.signaled || rank.exit.code != 0);
         if (abnormal && rank.end_ns + int64_t(plan_.after_death_s * 1e9) < stop_ns) {
@@ -332,6 +389,7 @@ void Supervisor::supervise() {
     }
   }
   for (auto& s : streams_) relay(s, {}, true);  // flush partial lines of ranks we gave up on
+  flush_output(true);                           // the ranks are gone: now waiting for a slow reader costs no verdict
   finish_records();
 }
 

@@ -2,6 +2,7 @@
 // deadline, reaps every rank and turns what happened into one verdict. It never touches a GPU runtime.
 #pragma once
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -24,9 +25,11 @@ struct LaunchPlan {
   double kill_wait_s = 2.0;    // after SIGKILL, how long to wait for a rank stuck in the kernel
   double after_death_s = 3.0;  // once a rank dies abnormally, the others get this long to report
   bool relay_output = true;    // echo rank output live, prefixed "[rank N] "
+  // Set (to the signal's number) by the launcher's SIGINT/SIGTERM/SIGHUP handler: the ranks are stopped at once.
+  const volatile sig_atomic_t* interrupt = nullptr;
 };
 
-enum class KilledBy { None, Deadline, AfterDeath };
+enum class KilledBy { None, Deadline, AfterDeath, Interrupt };
 
 struct RankOutcome {
   int rank = 0;
@@ -52,6 +55,7 @@ struct CaseResult {
   std::string detail;
   int64_t start_ns = 0, end_ns = 0;
   bool deadline_passed = false;
+  int interrupted_by = 0;  // the signal that interrupted the launcher, 0 when none
   std::vector<RankOutcome> ranks;
 
   double wall_s() const { return double(end_ns - start_ns) / 1e9; }

@@ -79,4 +79,34 @@ std::string_view call_name(std::string_view expr) {
   return dot == std::string_view::npos ? expr : expr.substr(dot + 1);
 }
 
+std::string printable(std::string_view s, size_t max_bytes) {
+  std::string out;
+  const size_t n = std::min(s.size(), max_bytes);
+  for (size_t i = 0; i < n; ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c == 0x7f) {
+      static const char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else {
+      out += char(c);
+    }
+  }
+  if (s.size() > max_bytes) out += "...(" + std::to_string(s.size() - max_bytes) + " more bytes)";
+  return out;
+}
+
+bool parse_seconds(std::string_view s, double* out) {
+  size_t i = 0, digits = 0;
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i, ++digits;
+  if (digits == 0) return false;
+  if (i < s.size() && s[i] == '.') {
+    size_t frac = 0;
+    for (++i; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) ++frac;
+    if (frac == 0) return false;
+  }
+  return i == s.size() && parse_double(s, out);
+}
+
 }  // namespace vmr

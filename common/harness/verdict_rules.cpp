@@ -52,6 +52,12 @@ double CaseResult::spawn_s() const {
 }
 
 void decide_verdict(CaseResult* r, double timeout_s) {
+  if (r->interrupted_by) {
+    r->verdict = Verdict::Harness;
+    r->detail = std::string("interrupted by ") + signal_name(r->interrupted_by) +
+                ": the ranks were stopped before the case ended, so it has no verdict";
+    return;
+  }
   std::vector<const RankOutcome*> by_end;
   for (const auto& rank : r->ranks) by_end.push_back(&rank);
   std::stable_sort(by_end.begin(), by_end.end(), [](auto* a, auto* b) {

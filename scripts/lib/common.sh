@@ -73,3 +73,32 @@ vmr_build() {
 vmr_manifest() {
   grep -v '^#' "$BUILD_DIR/bin/manifest.txt"
 }
+
+# What a report meant for a public issue keeps of the kernel command line: the parameters that matter for P2P
+# (IOMMU mode, PCIe, the GPU drivers'); the rest can hold credentials and site details and is only counted.
+vmr_p2p_cmdline() {
+  local kept=() dropped=0 p
+  for p in $(cat /proc/cmdline 2>/dev/null); do
+    if [[ "$p" =~ ^(iommu|amd_iommu|intel_iommu|pci|pcie_[a-z_]+|amdgpu\.[a-z_]+|amdkfd\.[a-z_]+|nvidia\.[A-Za-z_]+|nvidia-drm\.[a-z_]+)(=|$) ]]; then
+      kept+=("$p")
+    else
+      dropped=$((dropped + 1))
+    fi
+  done
+  printf '%s (%d other parameter(s) left out; --no-redact shows them)\n' "${kept[*]:-(no P2P-relevant parameters)}" "$dropped"
+}
+
+# Filters text for a public issue: the host's names become <host>, home folders /home/<user>, and the user's name
+# <user> (not root's: "root" is also an ordinary word).
+vmr_redact() {
+  local args=() name
+  for name in $(hostname -f 2>/dev/null) $(hostname -s 2>/dev/null) $(uname -n); do
+    [ ${#name} -ge 2 ] && args+=(-e "s/(^|[^A-Za-z0-9_.-])$(printf '%s' "$name" | sed 's/[.[\*^$/]/\\&/g')([^A-Za-z0-9_-]|$)/\1<host>\2/g")
+  done
+  args+=(-e 's#/(home|Users)/[^/[:space:]"'"'"']+#/\1/<user>#g')
+  name=$(id -un 2>/dev/null)
+  if [ -n "$name" ] && [ "$name" != root ] && [ ${#name} -ge 3 ]; then
+    args+=(-e "s/(^|[^A-Za-z0-9_-])$(printf '%s' "$name" | sed 's/[.[\*^$/]/\\&/g')([^A-Za-z0-9_-]|$)/\1<user>\2/g")
+  fi
+  sed -E "${args[@]}"
+}
