@@ -24,6 +24,14 @@ string(JSON ncases LENGTH "${record}" cases)
 if(NOT verdict STREQUAL "HANG" OR NOT ncases EQUAL 5)
   message(FATAL_ERROR "the --json record says ${verdict} with ${ncases} cases; want HANG with 5")
 endif()
+# read and atomics ran in one rank life (same pids); the crash ended it, and hang and peer-exit each got fresh ranks.
+foreach(i 0 1 2 3 4)
+  string(JSON pid${i} GET "${record}" cases ${i} ranks 0 pid)
+endforeach()
+if(NOT pid0 EQUAL pid1 OR NOT pid1 EQUAL pid2 OR pid3 EQUAL pid2 OR pid4 EQUAL pid3)
+  message(FATAL_ERROR "rank 0's pids per case ${pid0} ${pid1} ${pid2} ${pid3} ${pid4}: want read, atomics, fault in one "
+                      "life and hang, peer-exit each in fresh ranks")
+endif()
 # Passing cases only: PASS, exit 0.
 execute_process(COMMAND ${BIN} --case read --case atomics RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_QUIET)
 if(NOT rc EQUAL 0 OR NOT out MATCHES "\nVERDICT: PASS repro_host_shm.read\\+atomics PASS: read,atomics\n$")

@@ -131,6 +131,29 @@ TEST(Launcher, OutputWithoutNewlinesIsBoundedAndLinear) {
   EXPECT_NE(line.find("more bytes of this line not kept"), std::string::npos) << line.substr(line.size() - 80);
 }
 
+// Several cases in one rank life: each gets its own record and its own deadline, and the life ends at the first
+// that does not pass (the launcher runs the rest in fresh ranks).
+TEST(Launcher, CasesInOneLifeEachWithItsOwnDeadline) {
+  LaunchPlan plan;
+  plan.cases = {"pass", "pass", "block", "pass"};
+  plan.timeouts_s = {30, 30, 3, 30};
+  plan.devices = {0, 1};
+  plan.term_grace_s = 0.3;
+  plan.relay_output = false;
+  int64_t t0 = monotonic_ns();
+  std::vector<CaseResult> r = run_cases(plan);
+  double took = double(monotonic_ns() - t0) / 1e9;
+  ASSERT_EQ(r.size(), 3u);  // the fourth case was not reached
+  EXPECT_EQ(r[0].verdict, Verdict::Pass) << r[0].detail;
+  EXPECT_EQ(r[1].verdict, Verdict::Pass) << r[1].detail;
+  EXPECT_EQ(r[0].ranks[0].pid, r[1].ranks[0].pid);  // one life
+  EXPECT_EQ(r[2].verdict, Verdict::Hang) << r[2].detail;
+  EXPECT_NE(r[2].detail.find("deadline of 3 s passed"), std::string::npos) << r[2].detail;
+  EXPECT_TRUE(r[2].deadline_passed);
+  EXPECT_FALSE(r[1].deadline_passed);
+  EXPECT_LT(took, 3.0 + 0.3 + 3.0);  // the hang's own 3 s, not the life's total
+}
+
 TEST(Launcher, OneRankSkippingSkipsAllWithItsReason) {
   CaseResult r = launch("skip-one", 3);
   EXPECT_EQ(r.verdict, Verdict::Skip) << r.detail;

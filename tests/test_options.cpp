@@ -104,7 +104,8 @@ TEST(RankFlag, RoundTrip) {
   RankArgs a;
   a.rank = 1;
   a.ranks = 3;
-  a.case_name = "peer-reimport";
+  a.cases = {"peer-reimport", "read"};
+  a.timeouts_ms = {60000, 2500};
   a.devices = {4, 2, 0};
   a.status_fd = 3;
   a.ctl_fds = {10, -1, 12};
@@ -113,7 +114,8 @@ TEST(RankFlag, RoundTrip) {
   ASSERT_TRUE(parse_rank_flag(format_rank_flag(a), &b).ok());
   EXPECT_EQ(b.rank, 1);
   EXPECT_EQ(b.ranks, 3);
-  EXPECT_EQ(b.case_name, "peer-reimport");
+  EXPECT_EQ(b.cases, (std::vector<std::string>{"peer-reimport", "read"}));
+  EXPECT_EQ(b.timeouts_ms, (std::vector<int64_t>{60000, 2500}));
   EXPECT_EQ(b.devices, (std::vector<int>{4, 2, 0}));
   EXPECT_EQ(b.status_fd, 3);
   EXPECT_EQ(b.ctl_fds, a.ctl_fds);
@@ -121,19 +123,19 @@ TEST(RankFlag, RoundTrip) {
 }
 
 TEST(RankFlag, StrictParsing) {
-  const std::string ok = "rank=0,ranks=2,case=read,devices=0:1,status=3,ctl=-:11,deadline_ns=5";
+  const std::string ok = "rank=0,ranks=2,case=read,timeouts_ms=1000,devices=0:1,status=3,ctl=-:11,deadline_ns=5";
   RankArgs a;
   ASSERT_TRUE(parse_rank_flag(std::string(kRankFlag) + ok, &a).ok());
   const std::vector<std::string> bad = {
-      "rank=0,ranks=2,case=read,devices=0:1,status=3,ctl=-:11",                  // missing key
-      ok + ",extra=1",                                                           // unknown key
-      ok + ",rank=0",                                                            // repeated key
-      "rank=2,ranks=2,case=read,devices=0:1,status=3,ctl=-:11,deadline_ns=5",    // rank out of range
-      "rank=0,ranks=2,case=Read,devices=0:1,status=3,ctl=-:11,deadline_ns=5",    // bad case name
-      "rank=0,ranks=2,case=read,devices=0:1,status=3,ctl=10:11,deadline_ns=5",   // own entry not '-'
-      "rank=0,ranks=2,case=read,devices=0:1,status=3,ctl=-,deadline_ns=5",       // too few ctl entries
-      "rank=0,ranks=2,case=read,devices=0:1,status=3x,ctl=-:11,deadline_ns=5",   // junk number
-      "rank=0,ranks=2,case=read,devices=0:1,status=3,ctl=-:11,deadline_ns=5,",   // empty field
+      "rank=0,ranks=2,case=read,timeouts_ms=1000,devices=0:1,status=3,ctl=-:11",                 // missing key
+      ok + ",extra=1",                                                                           // unknown key
+      ok + ",rank=0",                                                                            // repeated key
+      "rank=2,ranks=2,case=read,timeouts_ms=1000,devices=0:1,status=3,ctl=-:11,deadline_ns=5",   // rank out of range
+      "rank=0,ranks=2,case=Read,timeouts_ms=1000,devices=0:1,status=3,ctl=-:11,deadline_ns=5",   // bad case name
+      "rank=0,ranks=2,case=read,timeouts_ms=1000,devices=0:1,status=3,ctl=10:11,deadline_ns=5",  // own entry not '-'
+      "rank=0,ranks=2,case=read,timeouts_ms=1000,devices=0:1,status=3,ctl=-,deadline_ns=5",      // too few ctl entries
+      "rank=0,ranks=2,case=read,timeouts_ms=1000,devices=0:1,status=3x,ctl=-:11,deadline_ns=5",  // junk number
+      "rank=0,ranks=2,case=read,timeouts_ms=1000,devices=0:1,status=3,ctl=-:11,deadline_ns=5,",  // empty field
       "rank=0,ranks=2,case=read,devices=0,status=3,ctl=-:11,deadline_ns=5",      // one device for 2 ranks
       "rank=0,ranks=2,case=read,devices=0:1:2,status=3,ctl=-:11,deadline_ns=5",  // too many devices
       "rank=0,ranks=2,case=read,devices=0:-1,status=3,ctl=-:11,deadline_ns=5",   // negative device

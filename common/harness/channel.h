@@ -45,6 +45,8 @@ class Mesh {
 
   int size() const { return int(peers_.size()); }
   Deadline deadline() const { return deadline_; }
+  // Each case of a rank life has its own deadline, set when the case starts.
+  void set_deadline(Deadline d) { deadline_ = d; }
 
   Status send(int peer, MsgKind kind, std::string_view payload, const int* fds = nullptr, size_t nfds = 0);
   // Receives the next message from `peer`, which must be of `kind` (else a Harness protocol error).

@@ -79,24 +79,45 @@ double default_timeout(const CaseDef& c, int ranks) {
   return kDefaultTimeoutS * ((ranks + 15) / 16);
 }
 
-CaseResult run_one(const ReproBinary& bin, const CaseDef& c, const Options& o, const std::vector<int>& devices,
-                   bool several) {
-  LaunchPlan plan;
-  plan.case_name = c.name;
-  plan.devices = devices;
-  plan.timeout_s = o.timeout_given ? o.timeout_s : default_timeout(c, int(devices.size()));
-  plan.interrupt = &g_interrupt;
-  std::printf("--- %s.%s: %s (deadline %s s)\n", bin.name, c.name, c.description,
-              format_double(plan.timeout_s).c_str());
-  std::fflush(stdout);
-  CaseResult r = run_case(plan);
+void print_case_result(const ReproBinary& bin, const CaseResult& r, bool several) {
   std::vector<std::string> metrics;
   for (const auto& m : case_metrics(r)) metrics.push_back(m.name + "=" + format_human(m.value) + " " + m.unit);
-  if (!metrics.empty()) std::printf("METRICS: %s.%s %s\n", bin.name, c.name, join(metrics, ", ").c_str());
+  if (!metrics.empty()) std::printf("METRICS: %s.%s %s\n", bin.name, r.case_name.c_str(), join(metrics, ", ").c_str());
   if (several)
-    std::printf("RESULT: %s %s.%s %s\n", verdict_name(r.verdict), bin.name, c.name, printable(r.detail, 4000).c_str());
+    std::printf("RESULT: %s %s.%s %s\n", verdict_name(r.verdict), bin.name, r.case_name.c_str(),
+                printable(r.detail, 4000).c_str());
   std::fflush(stdout);
-  return r;
+}
+
+// The selected cases in as few rank lives as isolation allows: one set of ranks (one GPU runtime start each) takes
+// them in turn until a case does not PASS or SKIP; the rest go on in fresh ranks, so no fault reaches another case.
+std::vector<CaseResult> run_selected(const ReproBinary& bin, const std::vector<const CaseDef*>& selected,
+                                     const Options& o, const std::vector<int>& devices) {
+  std::vector<CaseResult> results;
+  const bool several = selected.size() > 1;
+  size_t next = 0;
+  while (next < selected.size() && !g_interrupt) {
+    LaunchPlan plan;
+    plan.devices = devices;
+    plan.interrupt = &g_interrupt;
+    if (next > 0)
+      std::printf("--- fresh ranks for the %zu case(s) after the last that did not pass\n", selected.size() - next);
+    for (size_t k = next; k < selected.size(); ++k) {
+      const CaseDef& c = *selected[k];
+      plan.cases.push_back(c.name);
+      plan.timeouts_s.push_back(o.timeout_given ? o.timeout_s : default_timeout(c, int(devices.size())));
+      std::printf("--- %s.%s: %s (deadline %s s)\n", bin.name, c.name, c.description,
+                  format_double(plan.timeouts_s.back()).c_str());
+    }
+    if (next > 0)
+      std::printf("--- fresh ranks for the %zu case(s) after the last that did not pass\n", plan.cases.size());
+    std::fflush(stdout);
+    std::vector<CaseResult> life = run_cases(plan);
+    for (const auto& r : life) print_case_result(bin, r, several);
+    next += life.size();
+    results.insert(results.end(), life.begin(), life.end());
+  }
+  return results;
 }
 
 // Which case verdict a run of several cases reports: the suite's own breakage first, then the ways a GPU case can
@@ -206,11 +227,8 @@ int launcher_main(const ReproBinary& bin, int argc, char** argv) {
               join(dev_text, ",").c_str(), printable(run.device_source).c_str(),
               shared_devices_note(run.devices).c_str());
 
-  std::vector<CaseResult> results;
-  for (const CaseDef* c : selected) {
-    results.push_back(run_one(bin, *c, o, run.devices, selected.size() > 1));
-    if (g_interrupt) break;  // the interrupted case says so; the rest are not started
-  }
+  // An interrupt ends the case in progress (it says so); the rest are not started.
+  std::vector<CaseResult> results = run_selected(bin, selected, o, run.devices);
 
   Summary s = summarize(results);
   if (!o.json_path.empty()) {

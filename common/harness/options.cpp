@@ -181,12 +181,14 @@ bool is_valid_case_name(std::string_view name) {
 }
 
 std::string format_rank_flag(const RankArgs& a) {
-  std::vector<std::string> ctl, devices;
+  std::vector<std::string> ctl, devices, timeouts;
   for (int fd : a.ctl_fds) ctl.push_back(fd < 0 ? "-" : std::to_string(fd));
   for (int d : a.devices) devices.push_back(std::to_string(d));
+  for (int64_t t : a.timeouts_ms) timeouts.push_back(std::to_string(t));
   return std::string(kRankFlag) + "rank=" + std::to_string(a.rank) + ",ranks=" + std::to_string(a.ranks) +
-         ",case=" + a.case_name + ",devices=" + join(devices, ":") + ",status=" + std::to_string(a.status_fd) +
-         ",ctl=" + join(ctl, ":") + ",deadline_ns=" + std::to_string(a.deadline_ns);
+         ",case=" + join(a.cases, "+") + ",timeouts_ms=" + join(timeouts, "+") + ",devices=" + join(devices, ":") +
+         ",status=" + std::to_string(a.status_fd) + ",ctl=" + join(ctl, ":") +
+         ",deadline_ns=" + std::to_string(a.deadline_ns);
 }
 
 Status parse_rank_flag(std::string_view arg, RankArgs* out) {
@@ -199,7 +201,8 @@ Status parse_rank_flag(std::string_view arg, RankArgs* out) {
     if (!fields.emplace(kv.substr(0, eq), kv.substr(eq + 1)).second)
       return bad("key '" + std::string(kv.substr(0, eq)) + "' repeated");
   }
-  const std::set<std::string_view> keys = {"rank", "ranks", "case", "devices", "status", "ctl", "deadline_ns"};
+  const std::set<std::string_view> keys = {"rank",    "ranks",  "case", "timeouts_ms",
+                                           "devices", "status", "ctl",  "deadline_ns"};
   for (const auto& [k, v] : fields)
     if (!keys.count(k)) return bad("unknown key '" + std::string(k) + "'");
   for (auto k : keys)
@@ -207,8 +210,17 @@ Status parse_rank_flag(std::string_view arg, RankArgs* out) {
   RankArgs a;
   if (!parse_int(fields["ranks"], 2, kMaxRanks, &a.ranks)) return bad("ranks out of range");
   if (!parse_int(fields["rank"], 0, a.ranks - 1, &a.rank)) return bad("rank out of range");
-  if (!is_valid_case_name(fields["case"])) return bad("bad case name");
-  a.case_name = std::string(fields["case"]);
+  for (auto name : split(fields["case"], '+')) {
+    if (!is_valid_case_name(name)) return bad("bad case name '" + std::string(name) + "'");
+    a.cases.emplace_back(name);
+  }
+  for (auto t : split(fields["timeouts_ms"], '+')) {
+    int64_t ms = 0;
+    if (!parse_int64(t, &ms) || ms <= 0 || ms > int64_t(86400) * 1000)
+      return bad("bad timeout '" + std::string(t) + "'");
+    a.timeouts_ms.push_back(ms);
+  }
+  if (a.timeouts_ms.size() != a.cases.size()) return bad("timeouts_ms needs one entry per case");
   auto devices = split(fields["devices"], ':');
   if (int(devices.size()) != a.ranks) return bad("devices needs one entry per rank");
   for (auto d : devices) {

@@ -46,11 +46,12 @@ constexpr std::string_view kRankFlag = "--vmem-repro-rank=";
 struct RankArgs {
   int rank = 0;
   int ranks = 0;
-  std::string case_name;
-  std::vector<int> devices;  // the device of every rank; this rank's is devices[rank]
+  std::vector<std::string> cases;    // run in turn in this rank life ("case=read+atomics")
+  std::vector<int64_t> timeouts_ms;  // per case: case k > 0 gets its own deadline when it starts
+  std::vector<int> devices;          // the device of every rank; this rank's is devices[rank]
   int status_fd = -1;
   std::vector<int> ctl_fds;  // ctl_fds[j]: socket to rank j; -1 for self
-  int64_t deadline_ns = 0;   // absolute CLOCK_MONOTONIC
+  int64_t deadline_ns = 0;   // absolute CLOCK_MONOTONIC: the first case's
 };
 
 std::string format_rank_flag(const RankArgs& a);

@@ -42,6 +42,14 @@ class RankContext {
 
   RankRecord& record() { return record_; }
   void start_phases();
+  // Several cases run in one rank life, each with a record of its own: the describe step's facts are kept for every
+  // case's record, the rest (verdict, phases, metrics, the case's own facts) starts afresh.
+  void keep_facts_so_far() { facts_ = record_.info; }
+  void begin_case(std::string name) {
+    case_name_ = std::move(name);
+    record_ = RankRecord{};
+    record_.info = facts_;
+  }
 
  private:
   int rank_;
@@ -49,6 +57,7 @@ class RankContext {
   std::string case_name_;
   Mesh* mesh_;
   RankRecord record_;
+  std::vector<std::pair<std::string, std::string>> facts_;
   int64_t phase_start_ns_ = 0;
 };
 

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -48,14 +49,16 @@ Status check_rank_fds(const RankArgs& a) {
   return Status::pass();
 }
 
-Status run_body(const ReproBinary& bin, const CaseDef& c, RankContext& ctx) {
-  VMR_TRY(ctx.mesh().barrier("start"));
-  ctx.record().ready_ns = monotonic_ns();
-  ctx.start_phases();
-  // Every rank must be able to run before any starts: one rank without its device must not strand the others.
-  VMR_TRY(ctx.agree(bin.backend.describe_rank(ctx)));
-  if (forced_to_fail(bin.name, c.name)) return Status::fail("forced by VMR_FORCE_FAIL (a test aid)");
-  return c.run(ctx);
+// A case's body with everything it may throw turned into a status.
+Status run_case_body(const ReproBinary& bin, const CaseDef& c, RankContext& ctx) {
+  try {
+    if (forced_to_fail(bin.name, c.name)) return Status::fail("forced by VMR_FORCE_FAIL (a test aid)");
+    return c.run(ctx);
+  } catch (const std::exception& e) {
+    return Status::harness(std::string("uncaught exception: ") + e.what());
+  } catch (...) {
+    return Status::harness("uncaught exception of unknown type");
+  }
 }
 
 void write_all(int fd, const std::string& text) {
@@ -70,6 +73,11 @@ void write_all(int fd, const std::string& text) {
 
 }  // namespace
 
+// One rank life: the backend's describe step once, then the cases in turn, each behind a barrier and under its own
+// deadline, each reported by a record of its own as soon as it ends. The life ends after the last case, or after
+// the first that did not PASS or SKIP (the launcher goes on with the rest in fresh ranks, so one case's fault never
+// reaches another), or when a peer is gone at a case's start (no record for a case that never ran). The exit code
+// is that of the last record written, so the launcher can check one against the other.
 int rank_main(const ReproBinary& bin, int argc, char** argv) {
   RankArgs a;
   Status parsed = argc == 2 ? parse_rank_flag(argv[1], &a) : Status::harness("the rank flag must be the only argument");
@@ -82,29 +90,63 @@ int rank_main(const ReproBinary& bin, int argc, char** argv) {
   std::vector<UniqueFd> peers;
   for (int fd : a.ctl_fds) peers.emplace_back(fd);
   Mesh mesh(a.rank, std::move(peers), Deadline::at_ns(a.deadline_ns));
-  RankContext ctx(a.rank, a.devices, a.case_name, &mesh);
+  RankContext ctx(a.rank, a.devices, a.cases.front(), &mesh);
+  auto report = [&](const Status& result) {
+    ctx.record().verdict = result.verdict;
+    ctx.record().detail = result.detail;
+    std::fflush(stdout);
+    std::fflush(stderr);
+    write_all(status_fd.get(), encode_record(ctx.record()));
+    return exit_code(result.verdict);
+  };
 
-  const CaseDef* c = nullptr;
-  for (const auto& candidate : bin.cases)
-    if (a.case_name == candidate.name) c = &candidate;
-  Status result;
-  if (!c) {
-    result = Status::harness("no case named '" + a.case_name + "'");
-  } else {
+  std::vector<const CaseDef*> cases;
+  for (const auto& name : a.cases) {
+    const CaseDef* c = nullptr;
+    for (const auto& candidate : bin.cases)
+      if (name == candidate.name) c = &candidate;
+    if (!c) return report(Status::harness("no case named '" + name + "'"));
+    cases.push_back(c);
+  }
+
+  // Every rank must be able to run before any starts: one rank without its device must not strand the others.
+  Status ready = mesh.barrier("start");
+  ctx.record().ready_ns = monotonic_ns();
+  ctx.start_phases();
+  if (ready.ok()) {
     try {
-      result = run_body(bin, *c, ctx);
+      ready = ctx.agree(bin.backend.describe_rank(ctx));
     } catch (const std::exception& e) {
-      result = Status::harness(std::string("uncaught exception: ") + e.what());
-    } catch (...) {
-      result = Status::harness("uncaught exception of unknown type");
+      ready = Status::harness(std::string("uncaught exception in describe: ") + e.what());
     }
   }
-  ctx.record().verdict = result.verdict;
-  ctx.record().detail = result.detail;
-  std::fflush(stdout);
-  std::fflush(stderr);
-  write_all(status_fd.get(), encode_record(ctx.record()));
-  return exit_code(result.verdict);
+  ctx.keep_facts_so_far();
+  if (ready.verdict == Verdict::Skip) {  // nothing here can run any case: each says why
+    int code = 0;
+    for (const CaseDef* c : cases) {
+      ctx.begin_case(c->name);
+      code = report(ready);
+    }
+    return code;
+  }
+  if (!ready.ok()) return report(ready);
+
+  int code = 0;
+  for (size_t k = 0; k < cases.size(); ++k) {
+    if (k > 0) {
+      // Case k starts when every rank has finished case k - 1; a rank that is gone ends this life here.
+      const int64_t budget_ns = a.timeouts_ms[k] * 1000000;
+      mesh.set_deadline(Deadline::at_ns(monotonic_ns() + budget_ns - std::min<int64_t>(1000000000, budget_ns / 10)));
+      if (!mesh.barrier("case-" + a.cases[k]).ok()) return code;
+      ctx.begin_case(a.cases[k]);
+      ctx.record().ready_ns = monotonic_ns();
+      ctx.start_phases();
+    }
+    Status result = run_case_body(bin, *cases[k], ctx);
+    code = report(result);
+    if (result.verdict != Verdict::Pass && result.verdict != Verdict::Skip) break;
+  }
+  return code;
 }
 
 }  // namespace vmr

@@ -149,13 +149,25 @@ void raise_fd_limit() {
 
 class Supervisor {
  public:
-  Supervisor(const LaunchPlan& plan, CaseResult* result) : plan_(plan), r_(result) {}
+  Supervisor(const LaunchPlan& plan, CaseResult* life)
+      : plan_(plan),
+        r_(life),
+        names_(plan.cases.empty() ? std::vector<std::string>{plan.case_name} : plan.cases),
+        budgets_(plan.timeouts_s.empty() ? std::vector<double>{plan.timeout_s} : plan.timeouts_s) {}
 
   Status spawn();
   void supervise();
+  const std::vector<std::string>& names() const { return names_; }
+  const std::vector<double>& budgets() const { return budgets_; }
+  // When case k started and ended, as the launcher saw it (the last record of case k - 1 arriving starts case k).
+  int64_t case_start_ns(size_t k) const { return k < starts_.size() ? starts_[k] : r_->end_ns; }
 
  private:
   void relay(Stream& s, std::string_view chunk, bool eof);
+  // Decodes every complete record in a status stream; a bad one is kept as the rank's record_error.
+  void take_records(Stream& s, bool eof);
+  // Case `current_` is complete when every rank reported it and all PASSed or SKIPped: the next one starts.
+  void advance_cases(int64_t now);
   // Writes what stdout/stderr take without blocking; with `block`, everything (once the ranks are gone).
   void flush_output(bool block);
   void reap();
@@ -168,7 +180,45 @@ class Supervisor {
   pid_t pgid_ = 0;
   std::deque<std::pair<int, std::string>> pending_;  // (fd, text) for the launcher's stdout or stderr
   size_t dropped_lines_ = 0;
+  std::vector<std::string> names_;
+  std::vector<double> budgets_;
+  size_t current_ = 0;           // the case the ranks are in
+  std::vector<int64_t> starts_;  // start time of each case reached
 };
+
+void Supervisor::take_records(Stream& s, bool eof) {
+  RankOutcome& rank = r_->ranks[s.rank];
+  constexpr std::string_view kEnd = "\nend\n";
+  size_t at;
+  while (rank.record_error.empty() && (at = s.partial.find(kEnd)) != std::string::npos) {
+    RankRecord record;
+    Status st = decode_record(std::string_view(s.partial).substr(0, at + kEnd.size()), &record);
+    s.partial.erase(0, at + kEnd.size());
+    if (!st.ok()) {
+      rank.record_error = st.detail;
+      break;
+    }
+    rank.records.push_back(std::move(record));
+  }
+  if (eof && !s.partial.empty() && rank.record_error.empty()) {
+    RankRecord record;
+    Status st = decode_record(s.partial, &record);  // incomplete by construction: says what is missing
+    rank.record_error = st.ok() ? "trailing bytes after the last record" : st.detail;
+  }
+  if (eof) s.partial.clear();
+}
+
+void Supervisor::advance_cases(int64_t now) {
+  while (current_ + 1 < names_.size()) {
+    for (const auto& rank : r_->ranks) {
+      if (rank.records.size() <= current_) return;
+      Verdict v = rank.records[current_].verdict;
+      if (v != Verdict::Pass && v != Verdict::Skip) return;
+    }
+    ++current_;
+    starts_.push_back(now);
+  }
+}
 
 void Supervisor::flush_output(bool block) {
   std::fflush(stdout);
@@ -214,9 +264,10 @@ Status Supervisor::spawn() {
   if (!devnull.valid()) return Status::harness(errno_text("open /dev/null"));
 
   // Ranks give up a little before the launcher kills them, so the rank left waiting can say whom it waited for.
-  const int64_t deadline_ns = r_->start_ns + int64_t(plan_.timeout_s * 1e9);
+  const int64_t deadline_ns = r_->start_ns + int64_t(budgets_[0] * 1e9);
   // The margin is 10% of the timeout, at most 1 s: wide enough that a rank on a busy node still reports first.
-  const int64_t rank_deadline_ns = deadline_ns - std::min<int64_t>(1000000000, int64_t(plan_.timeout_s * 1e8));
+  const int64_t rank_deadline_ns = deadline_ns - std::min<int64_t>(1000000000, int64_t(budgets_[0] * 1e8));
+  starts_ = {r_->start_ns};
   RankRecord fail_record;
   fail_record.verdict = Verdict::Harness;
   fail_record.detail = "@@";
@@ -233,7 +284,8 @@ Status Supervisor::spawn() {
     RankArgs a;
     a.rank = i;
     a.ranks = n;
-    a.case_name = plan_.case_name;
+    a.cases = names_;
+    for (double t : budgets_) a.timeouts_ms.push_back(int64_t(t * 1000));
     a.devices = plan_.devices;
     a.status_fd = kStatusFd;
     a.deadline_ns = rank_deadline_ns;
@@ -266,6 +318,7 @@ void Supervisor::relay(Stream& s, std::string_view chunk, bool eof) {
   RankOutcome& rank = r_->ranks[s.rank];
   if (s.kind == Stream::StatusRec) {
     s.partial.append(chunk);
+    take_records(s, eof);
     return;
   }
   auto emit = [&](std::string line) {
@@ -323,8 +376,9 @@ bool Supervisor::all_done() const {
 }
 
 void Supervisor::supervise() {
-  const int64_t deadline_ns = r_->start_ns + int64_t(plan_.timeout_s * 1e9);
-  int64_t stop_ns = deadline_ns;  // when the ranks still running get SIGTERM
+  // The deadline is the current case's: it moves on with every case all ranks complete.
+  auto deadline_of_current = [&] { return starts_[current_] + int64_t(budgets_[current_] * 1e9); };
+  int64_t stop_ns = deadline_of_current();  // when the ranks still running get SIGTERM
   KilledBy reason = KilledBy::Deadline;
   int64_t term_ns = 0, kill_ns = 0;
   char buf[65536];
@@ -332,6 +386,10 @@ void Supervisor::supervise() {
     reap();
     if (all_done()) break;
     int64_t now = monotonic_ns();
+    if (reason == KilledBy::Deadline && !term_ns) {
+      advance_cases(now);
+      stop_ns = deadline_of_current();
+    }
     // The launcher was interrupted: stop now, whatever the ranks are doing.
     if (!term_ns && plan_.interrupt && *plan_.interrupt && reason != KilledBy::Interrupt) {
       r_->interrupted_by = *plan_.interrupt;
@@ -394,32 +452,28 @@ void Supervisor::supervise() {
 }
 
 void Supervisor::finish_records() {
-  for (auto& s : streams_) {
-    if (s.kind != Stream::StatusRec || s.partial.empty()) continue;
-    RankOutcome& rank = r_->ranks[s.rank];
-    Status st = decode_record(s.partial, &rank.record);
-    rank.has_record = st.ok();
-    if (!st.ok()) rank.record_error = st.detail;
-  }
+  for (auto& s : streams_)
+    if (s.kind == Stream::StatusRec) take_records(s, true);
+  advance_cases(r_->end_ns ? r_->end_ns : monotonic_ns());
 }
 
 }  // namespace
 
-CaseResult run_case(const LaunchPlan& plan) {
-  CaseResult result;
-  result.case_name = plan.case_name;
-  result.start_ns = monotonic_ns();
+std::vector<CaseResult> run_cases(const LaunchPlan& plan) {
+  CaseResult life;
+  life.start_ns = monotonic_ns();
   for (size_t i = 0; i < plan.devices.size(); ++i) {
     RankOutcome o;
     o.rank = int(i);
     o.device = plan.devices[i];
-    result.ranks.push_back(o);
+    life.ranks.push_back(o);
   }
-  Supervisor sup(plan, &result);
+  Supervisor sup(plan, &life);
+  const auto& names = sup.names();
   Status spawned = sup.spawn();
   // Ranks already started are still reaped (killed at once) when a later spawn failed.
   if (!spawned.ok()) {
-    for (auto& rank : result.ranks) {
+    for (auto& rank : life.ranks) {
       if (rank.pid > 0)
         ::kill(rank.pid, SIGKILL);
       else
@@ -427,14 +481,52 @@ CaseResult run_case(const LaunchPlan& plan) {
     }
   }
   sup.supervise();
-  result.end_ns = monotonic_ns();
+  life.end_ns = monotonic_ns();
   if (!spawned.ok()) {
-    result.verdict = Verdict::Harness;
-    result.detail = "spawning ranks failed: " + spawned.detail;
-  } else {
-    decide_verdict(&result, plan.timeout_s);
+    life.case_name = names[0];
+    life.verdict = Verdict::Harness;
+    life.detail = "spawning ranks failed: " + spawned.detail;
+    return {life};
   }
-  return result;
+
+  // Case k is complete when every rank reported it, all PASS or SKIP, and the life went on: its ranks "exited" as
+  // their records say. The first case that is not is the life's last: there the real exits, kills and deadline
+  // decide, as for a life of one case.
+  std::vector<CaseResult> out;
+  for (size_t k = 0; k < names.size(); ++k) {
+    bool went_on = k + 1 < names.size();
+    for (const auto& rank : life.ranks)
+      went_on = went_on && rank.records.size() > k &&
+                (rank.records[k].verdict == Verdict::Pass || rank.records[k].verdict == Verdict::Skip);
+    CaseResult c;
+    c.case_name = names[k];
+    c.start_ns = sup.case_start_ns(k);
+    c.end_ns = went_on ? sup.case_start_ns(k + 1) : life.end_ns;
+    for (const auto& lived : life.ranks) {
+      RankOutcome r = lived;
+      r.records.clear();
+      r.has_record = lived.records.size() > k;
+      if (r.has_record) r.record = lived.records[k];
+      if (went_on) {
+        r.exit = ExitInfo{};
+        r.exit.code = exit_code(r.record.verdict);
+        r.killed = KilledBy::None;
+        r.wchan.clear();
+        r.end_ns = c.end_ns;
+      }
+      c.ranks.push_back(std::move(r));
+    }
+    if (!went_on) {
+      c.deadline_passed = life.deadline_passed;
+      c.interrupted_by = life.interrupted_by;
+    }
+    decide_verdict(&c, sup.budgets()[k]);
+    out.push_back(std::move(c));
+    if (!went_on) break;
+  }
+  return out;
 }
+
+CaseResult run_case(const LaunchPlan& plan) { return run_cases(plan).front(); }
 
 }  // namespace vmr

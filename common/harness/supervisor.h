@@ -18,6 +18,9 @@ namespace vmr {
 
 struct LaunchPlan {
   std::string exe = "/proc/self/exe";
+  // The cases one set of ranks runs in turn, each with its deadline; empty: case_name with timeout_s alone.
+  std::vector<std::string> cases;
+  std::vector<double> timeouts_s;
   std::string case_name;
   std::vector<int> devices;  // one per rank; its size is the rank count
   double timeout_s = 60;
@@ -40,8 +43,9 @@ struct RankOutcome {
   int64_t end_ns = 0;  // when it was reaped
   KilledBy killed = KilledBy::None;
   bool has_record = false;
-  RankRecord record;
-  std::string record_error;  // why the record could not be read, when there was one
+  RankRecord record;                // this case's record
+  std::vector<RankRecord> records;  // while running: every record of the rank life, in case order
+  std::string record_error;         // why the record could not be read, when there was one
   std::deque<std::string> stdout_tail, stderr_tail;
   // The environment facts the rank printed ("env: key = value"), for a rank that died before writing its record:
   // the expected table's conditions still see the release it ran on.
@@ -63,6 +67,11 @@ struct CaseResult {
   double spawn_s() const;
 };
 
+// One rank life: the plan's cases in turn in the same ranks (one GPU runtime start per rank for all of them). Returns
+// a result for each case the life reached: every case up to and including the first that did not PASS or SKIP (or
+// that a rank died or hung in); the caller runs the rest in fresh ranks.
+std::vector<CaseResult> run_cases(const LaunchPlan& plan);
+// A plan of one case.
 CaseResult run_case(const LaunchPlan& plan);
 
 // Decides result->verdict and ->detail from the rank outcomes (pure; unit-tested).
