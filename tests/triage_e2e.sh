@@ -8,8 +8,15 @@ rm -rf "$work" && mkdir -p "$work"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 triage() { BUILD_DIR=$build "$repo/scripts/triage" "$@"; }
 
-# The host runs' exporter-importer pairs of a case, sorted, one per line ("0-1").
-pairs_of() { (cd "$1" && ls "repro_host_shm.$2".*.json 2>/dev/null) | sed -E "s/^repro_host_shm\.$2\.([0-9]+-[0-9]+)\.json$/\1/" | sort; }
+# The exporter-importer pairs ("0-1") on which a host case ran, sorted: one launch per pair runs all its cases,
+# each reported on a RESULT line of the pair's log.
+pairs_of() {
+  local f
+  for f in "$1"/repro_host_shm.[0-9]*-[0-9]*.log; do
+    [[ "$(basename "$f")" =~ ^repro_host_shm\.[0-9]+-[0-9]+\.log$ ]] || continue  # a pair, not a mesh run
+    grep -Eq "^(RESULT|VERDICT): [A-Z]+ repro_host_shm\.$2 " "$f" && basename "$f" .log | sed 's/^repro_host_shm\.//'
+  done | sort
+}
 
 # Every ordered pair of 3 fake GPUs, each exactly once per safe case; known-crash and self-test cases left out.
 VMR_FAKE_GPUS=3 RESULTS_DIR=$work/all triage >"$work/all.out" 2>&1
@@ -26,6 +33,7 @@ grep -q 'repro_host_shm.fault' "$work/all/plan.txt" && fail "plan.txt lists the 
 grep -Eq '^12 OK, 0 CHANGED, [0-9]+ not run, 0 table problems$' "$work/all.out" || fail "summary line"
 grep -q '"changed":0' "$work/all/summary.json" || fail "summary.json does not say 0 changed"
 grep -q '| exporter \\ importer | GPU 0 | GPU 1 | GPU 2 |' "$work/all/report.md" || fail "report.md has no 3-GPU matrix"
+[ "$(ls "$work/all"/repro_host_shm.*-*.json | wc -l)" = 6 ] || fail "want one launch per pair (6), all cases in it"
 
 # --ring: one pass around the ring.
 VMR_FAKE_GPUS=3 RESULTS_DIR=$work/ring triage --ring >"$work/ring.out" 2>&1 || fail "--ring: exit $?"
@@ -47,7 +55,32 @@ grep -Eq '^2 OK, 2 CHANGED' "$work/changed.out" || fail "want 2 OK, 2 CHANGED: $
 
 # No fake GPUs: the host cases run once each, without --devices.
 RESULTS_DIR=$work/plain triage >"$work/plain.out" 2>&1 || fail "plain triage: exit $?"
-[ -f "$work/plain/repro_host_shm.read.json" ] || fail "plain triage: no repro_host_shm.read.json"
+[ -f "$work/plain/repro_host_shm.json" ] || fail "plain triage: no repro_host_shm.json (one launch, no devices)"
+
+# 8 GPUs: 56 ordered pairs, each exactly once, in 14 rounds of 4 in which no GPU is in two runs; a complete matrix;
+# the plan's modelled time printed.
+VMR_FAKE_GPUS=8 RESULTS_DIR=$work/eight triage >"$work/eight.out" 2>&1 || fail "8 fake GPUs: exit $?"
+[ "$(pairs_of "$work/eight" read | wc -l)" = 56 ] && [ "$(pairs_of "$work/eight" read | sort -u | wc -l)" = 56 ] ||
+  fail "8 GPUs: $(pairs_of "$work/eight" read | wc -l) read runs, want each of 56 ordered pairs once"
+awk '$3 == "repro_host_shm" && $4 ~ /,/ { split($4, g, ","); if (seen[$2, g[1]]++ || seen[$2, g[2]]++) bad = 1; n[$2]++ }
+     END { rounds = 0; for (r in n) { rounds++; if (n[r] != 4) bad = 1 } exit bad || rounds != 14 }' "$work/eight/rounds.txt" ||
+  fail "8 GPUs: the rounds reuse a GPU or are not 14 rounds of 4: $(cat "$work/eight/rounds.txt")"
+grep -Eq '^plan: [0-9]+ launch\(es\), .*; modelled time [0-9.]+ s$' "$work/eight.out" || fail "no modelled time"
+grep -A9 'repro_host_shm.atomics (rows' "$work/eight.out" | grep -q 'not run' && fail "8 GPUs: the matrix has holes"
+grep -Eq '^112 OK, 0 CHANGED' "$work/eight.out" || fail "8 GPUs: $(grep CHANGED, "$work/eight.out")"
+
+# --mesh: one run with a rank on every GPU; pair runs only for what did not pass, which then name the pairs.
+VMR_FAKE_GPUS=4 RESULTS_DIR=$work/mesh triage --mesh >"$work/mesh.out" 2>&1 || fail "--mesh: exit $?"
+[ -f "$work/mesh/repro_host_shm.0-1-2-3.json" ] && [ -z "$(pairs_of "$work/mesh" read)" ] || fail "--mesh ran pairs"
+grep -q 'PASS [^ ]* GB/s (mesh)' "$work/mesh.out" || fail "--mesh: the matrix is not filled from the mesh run"
+VMR_FORCE_FAIL=repro_host_shm.atomics VMR_FAKE_GPUS=3 RESULTS_DIR=$work/meshfail triage --mesh >"$work/meshfail.out" 2>&1
+[ $? = 1 ] && [ "$(pairs_of "$work/meshfail" atomics | tr '\n' ' ')" = "0-1 0-2 1-0 1-2 2-0 2-1 " ] &&
+  [ -z "$(pairs_of "$work/meshfail" read)" ] || fail "--mesh with atomics failing: pairs $(pairs_of "$work/meshfail" atomics)"
+
+# --serial and --jobs: the same plan, fewer at once.
+VMR_FAKE_GPUS=4 RESULTS_DIR=$work/serial triage --serial >"$work/serial.out" 2>&1 || fail "--serial: exit $?"
+grep -q 'one run at a time (--serial): bandwidth measured alone' "$work/serial.out" || fail "--serial is not said"
+triage --jobs 0 >"$work/bad.out" 2>&1; [ $? = 2 ] || fail "--jobs 0 accepted"
 
 # Bad command lines are exit 2 with one line; an existing RESULTS_DIR is exit 3 (could not run), nothing written.
 for args in "--pairs x" "--pairs" "--bogus"; do

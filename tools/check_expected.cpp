@@ -262,14 +262,24 @@ std::string json_rows(const std::vector<Row>& rows, int ok, int changed, int not
 std::string matrices(const std::vector<Row>& rows, bool markdown) {
   std::map<std::string, std::map<std::pair<std::string, std::string>, std::string>> cells;
   std::map<std::string, std::set<std::string>> devices;
-  for (const auto& r : rows) {
-    auto dash = r.pair.find('-');
-    if (r.pair.empty() || dash == std::string::npos) continue;
-    std::string exp = r.pair.substr(0, dash), imp = r.pair.substr(dash + 1);
-    cells[r.name][{exp, imp}] = r.observed + (r.metric.empty() ? "" : " " + r.metric) + (r.changed ? " (CHANGED)" : "");
-    devices[r.name].insert(exp);
-    devices[r.name].insert(imp);
-  }
+  // A mesh run (one rank per GPU, "0-1-2-3": every rank imports from every other) fills every ordered pair of its
+  // GPUs; a run of one pair then overrides its cell, so the failing pairs are named.
+  for (bool mesh_pass : {true, false})
+    for (const auto& r : rows) {
+      std::vector<std::string> ids;
+      for (auto id : split(r.pair, '-')) ids.emplace_back(id);
+      if (r.pair.empty() || ids.size() < 2 || (ids.size() > 2) != mesh_pass) continue;
+      const std::string cell = r.observed + (r.metric.empty() ? "" : " " + r.metric) + (r.changed ? " (CHANGED)" : "") +
+                               (mesh_pass ? " (mesh)" : "");
+      if (mesh_pass) {
+        for (const auto& exp : ids)
+          for (const auto& imp : ids)
+            if (exp != imp) cells[r.name][{exp, imp}] = cell;
+      } else {
+        cells[r.name][{ids[0], ids[1]}] = cell;  // exporter, importer
+      }
+      for (const auto& id : ids) devices[r.name].insert(id);
+    }
   std::ostringstream os;
   for (const auto& [name, grid] : cells) {
     const auto& devs = devices[name];
