@@ -55,18 +55,77 @@ vmr_preset() {
   fi
 }
 
+# Installs the Debian packages of the commands that are missing: a command already on PATH (a cmake from a Python
+# environment, say) is used as it is, and nothing is installed for it.
+vmr_need_commands() {
+  local missing=() c
+  for c in "$@"; do
+    command -v "$c" >/dev/null 2>&1 && continue
+    case "$c" in
+      c++) missing+=(g++) ;;
+      *) missing+=("$c") ;;
+    esac
+  done
+  [ ${#missing[@]} -eq 0 ] || vmr_need_packages "${missing[@]}"
+}
+
 # Configures $BUILD_DIR once: enough for bin/manifest.txt, the list of every binary and its sources.
 vmr_configure() {
-  vmr_need_packages cmake g++ make git libgtest-dev || return 1
+  vmr_need_commands cmake c++ make || return 1
   if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
     cmake --preset "$(vmr_preset)" -S "$VMR_ROOT" -B "$BUILD_DIR" >&2 || return 1
   fi
 }
 
-# Configures (once) and builds everything this machine can build into $BUILD_DIR.
+# Builds everything this machine can build into $BUILD_DIR: with cmake where it is (or can be installed), else the
+# single-file reproducers with the compilers found on PATH. VMR_BUILT_WITH says which.
 vmr_build() {
-  vmr_configure || return 1
-  cmake --build "$BUILD_DIR" -j "$(nproc)" >&2
+  if command -v cmake >/dev/null 2>&1 || vmr_need_commands cmake; then
+    vmr_configure || return 1
+    VMR_BUILT_WITH=cmake
+    cmake --build "$BUILD_DIR" -j "$(nproc)" >&2
+    return
+  fi
+  vmr_say "no cmake here (nor a way to install one): building the single-file reproducers with the compilers on PATH"
+  vmr_build_single_files
+}
+
+# The single-file path: scripts/amalgamate's files, each built with its one compiler command where that compiler
+# is on PATH, and check_expected with the C++ compiler; writes $BUILD_DIR/bin/manifest.txt saying what was built.
+vmr_build_single_files() {
+  local bin="$BUILD_DIR/bin" dist="$BUILD_DIR/dist" cxx name backend built defines sources cmd
+  cxx=$(command -v c++ || command -v g++ || command -v clang++) || { vmr_say "no C++ compiler on PATH"; return 1; }
+  mkdir -p "$bin" "$dist"
+  source "$VMR_ROOT/scripts/lib/manifest.sh"
+  {
+    echo "# vmem-repro manifest (single-file build, no cmake): binary, backend, built (yes/no), defines, sources"
+    while IFS=$'\t' read -r name backend built defines sources; do
+      built=no
+      case "$backend" in
+        host) need=$cxx ;;
+        cuda) need=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null) ;;
+        *) need=$(command -v hipcc) ;;
+      esac
+      if [ -n "$need" ] && cmd=$(DIST_DIR="$dist" "$VMR_ROOT/scripts/amalgamate" "$name" 2>/dev/null); then
+        cmd=${cmd/#nvcc /$need }
+        cmd=${cmd/#g++ /$cxx }
+        if (cd "$bin" && eval "$cmd") >&2; then built=yes; else vmr_say "single-file build of $name failed: $cmd"; fi
+      fi
+      printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$backend" "$built" "$defines" "$sources"
+    done < <(vmr_manifest_from_sources)
+  } >"$bin/manifest.txt.new"
+  # check_expected: the harness's sources, the tool, and the expected table as scripts/amalgamate inlines it.
+  printf 'namespace vmr {\nextern const char kExpectedTable[] = R"vmrtable(%s\n)vmrtable";\n}\n' \
+    "$(cat "$VMR_ROOT/expected/verdicts.md")" >"$dist/expected_table.cpp"
+  local harness=() f
+  for f in $(vmr_manifest_from_sources | awk -F'\t' '$1 == "repro_host_shm" { print $5 }'); do
+    [[ "$f" == common/harness/* ]] && harness+=("$VMR_ROOT/$f")
+  done
+  "$cxx" -std=c++17 -O2 -pthread -I"$VMR_ROOT/common" "$VMR_ROOT/tools/check_expected.cpp" "${harness[@]}" \
+    "$dist/expected_table.cpp" -o "$bin/check_expected" >&2 ||
+    { vmr_say "building check_expected failed"; return 1; }
+  mv "$bin/manifest.txt.new" "$bin/manifest.txt"
+  VMR_BUILT_WITH=single-file
 }
 
 # The manifest's lines (binary, backend, built, defines, sources; tab-separated), comments left out.

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The build that needs only a compiler: with no cmake, scripts/lib/common.sh builds the single-file reproducers with
+# the compilers on PATH (and check_expected with the C++ one) and writes a manifest saying what it built; triage then
+# runs from that build. Also: the manifest read from the CMakeLists (no cmake) equals the one CMake wrote.
+#   usage: triage_without_cmake.sh REPO CMAKE_BUILD_DIR WORK_DIR
+set -uo pipefail
+repo=$1 cmake_build=$2 work=$3
+rm -rf "$work" && mkdir -p "$work"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+diff <(grep -v '^#' "$cmake_build/bin/manifest.txt" | cut -f1,2,4,5) \
+     <(VMR_ROOT=$repo bash -c 'source "$VMR_ROOT/scripts/lib/manifest.sh"; vmr_manifest_from_sources' | cut -f1,2,4,5) ||
+  fail "the manifest read from the CMakeLists differs from CMake's"
+BUILD_DIR=$work/build bash -c "source '$repo/scripts/lib/common.sh'; vmr_build_single_files; echo built with \$VMR_BUILT_WITH" \
+  >"$work/build.out" 2>&1 || { cat "$work/build.out"; fail "the single-file build failed"; }
+grep -q "built with single-file" "$work/build.out" || fail "VMR_BUILT_WITH is not single-file"
+grep -Pq '^repro_host_shm\thost\tyes\t' "$work/build/bin/manifest.txt" || fail "the host reproducer was not built"
+BUILD_DIR=$work/build VMR_FAKE_GPUS=2 RESULTS_DIR=$work/results "$repo/scripts/triage" >"$work/triage.out" 2>&1 ||
+  { tail -20 "$work/triage.out"; fail "triage from the single-file build: exit $?"; }
+grep -q "single-file build (no cmake on this node)" "$work/triage.out" || fail "triage does not say how it was built"
+grep -Eq '^4 OK, 0 CHANGED' "$work/triage.out" || fail "triage from the single-file build: $(grep CHANGED, "$work/triage.out")"
+echo "single-file build: $(grep -Pc '\tyes\t' "$work/build/bin/manifest.txt") binaries built; triage from it: 4 OK"
