@@ -21,7 +21,8 @@ vmr_need_packages() {
   [ ${#missing[@]} -eq 0 ] && return 0
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     vmr_say "installing: ${missing[*]}"
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+    # Bounded: a node without network (many GPU nodes) answers with a failure, not a wait.
+    timeout 120 apt-get update -qq && DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y -qq "${missing[@]}" >/dev/null
   else
     vmr_say "missing packages: ${missing[*]}"
     vmr_say "install them with: sudo apt-get install -y ${missing[*]}"
