@@ -10,7 +10,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 diff <(grep -v '^#' "$cmake_build/bin/manifest.txt" | cut -f1,2,4,5) \
      <(VMR_ROOT=$repo bash -c 'source "$VMR_ROOT/scripts/lib/manifest.sh"; vmr_manifest_from_sources' | cut -f1,2,4,5) ||
   fail "the manifest read from the CMakeLists differs from CMake's"
-BUILD_DIR=$work/build bash -c "source '$repo/scripts/lib/common.sh'; vmr_build_single_files; echo built with \$VMR_BUILT_WITH" \
+BUILD_DIR=$work/build bash -c "set -euo pipefail; source '$repo/scripts/lib/common.sh'; PATH=/usr/bin:/bin
+  vmr_build_single_files; echo built with \$VMR_BUILT_WITH" \
   >"$work/build.out" 2>&1 || { cat "$work/build.out"; fail "the single-file build failed"; }
 grep -q "built with single-file" "$work/build.out" || fail "VMR_BUILT_WITH is not single-file"
 grep -Pq '^repro_host_shm\thost\tyes\t' "$work/build/bin/manifest.txt" || fail "the host reproducer was not built"

@@ -102,10 +102,10 @@ vmr_build_single_files() {
     echo "# vmem-repro manifest (single-file build, no cmake): binary, backend, built (yes/no), defines, sources"
     while IFS=$'\t' read -r name backend built defines sources; do
       built=no
-      case "$backend" in
+      case "$backend" in  # (a missing compiler is an empty `need`, never an error: callers run under set -e)
         host) need=$cxx ;;
-        cuda) need=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null) ;;
-        *) need=$(command -v hipcc) ;;
+        cuda) need=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null || true) ;;
+        *) need=$(command -v hipcc || true) ;;
       esac
       if [ -n "$need" ] && cmd=$(DIST_DIR="$dist" "$VMR_ROOT/scripts/amalgamate" "$name" 2>/dev/null); then
         cmd=${cmd/#nvcc /$need }
