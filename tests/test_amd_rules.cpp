@@ -42,7 +42,11 @@ TEST(AmdRules, OsHandleProbe) {
   EXPECT_EQ(decide(kHip71, "7.1.0", nullptr, true), OsHandle::Pointer);
   EXPECT_EQ(decide(kHip70, "7.0.2", nullptr, true), OsHandle::Pointer);
   EXPECT_EQ(decide(kHip71, "7.1.0", nullptr, false), OsHandle::Value);
-  EXPECT_EQ(decide(kHip64, "6.4.1", nullptr, false), OsHandle::Pointer);
+  // Refused where the version says pointer (a 7.0.2.2 backport without its .info/version, say): no guess.
+  OsHandleDecision d;
+  vmr::Status contradiction = decide_os_handle(kHip64, "6.4.1", nullptr, false, &d);
+  EXPECT_EQ(contradiction.verdict, vmr::Verdict::Harness);
+  EXPECT_NE(contradiction.detail.find("VMR_HIP_OSHANDLE=value or VMR_HIP_OSHANDLE=pointer"), std::string::npos);
   EXPECT_EQ(decide(kHip72, "7.2.0", "pointer", false), OsHandle::Pointer);  // the override wins over both
 }
 
@@ -64,6 +68,9 @@ TEST(AmdRules, RocmReleaseFromTheInstallElseTheRuntime) {
   EXPECT_NE(source.find("major.minor"), std::string::npos);
   EXPECT_EQ(rocm_release("", kHip71, &source), "7.1");
   EXPECT_EQ(rocm_release("7", kHip71, &source), "7.1");  // one bare number is not a release
+  // A version file of another install than the HIP runtime loaded does not count.
+  EXPECT_EQ(rocm_release("6.4.1-120", kHip70, &source), "7.0");
+  EXPECT_NE(source.find("another install"), std::string::npos) << source;
 }
 
 TEST(AmdRules, PciBusIdKeepsTheFunction) {

@@ -48,10 +48,21 @@ done
 grep -Eq '^10 OK, 0 CHANGED' "$work/pairs.out" || fail "--include-crash summary: $(grep CHANGED "$work/pairs.out")"
 
 # A verdict that differs from expected/ is exit 1 naming the case (VMR_FORCE_FAIL is the README's test aid).
-VMR_FORCE_FAIL=repro_host_shm.atomics VMR_FAKE_GPUS=2 RESULTS_DIR=$work/changed triage >"$work/changed.out" 2>&1
+VMR_FORCE_FAIL=repro_host_shm.atomics VMR_FAKE_GPUS=2 RESULTS_DIR=$work/changed triage --junit "$work/changed.xml" \
+  >"$work/changed.out" 2>&1
 rc=$?; [ $rc = 1 ] || fail "a forced FAIL: exit $rc, want 1"
 grep -Eq '^repro_host_shm\.atomics +0-1 +PASS +FAIL +CHANGED' "$work/changed.out" || fail "no CHANGED row for atomics 0-1"
 grep -Eq '^2 OK, 2 CHANGED' "$work/changed.out" || fail "want 2 OK, 2 CHANGED: $(grep CHANGED, "$work/changed.out")"
+if command -v python3 >/dev/null; then  # JUnit that a JUnit reader takes: the two CHANGED runs are its failures
+  python3 - "$work/changed.xml" <<'PY' || fail "the triage's JUnit file"
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+assert root.tag == "testsuites" and root.find("testsuite") is not None
+failed = sorted(c.get("name") for c in root.iter("testcase") if c.find("failure") is not None)
+assert failed == ["atomics[0-1]", "atomics[1-0]"], failed
+assert int(root.get("failures")) == 2 and int(root.get("skipped")) > 0
+PY
+fi
 
 # No fake GPUs: the host cases run once each, without --devices.
 RESULTS_DIR=$work/plain triage >"$work/plain.out" 2>&1 || fail "plain triage: exit $?"

@@ -21,19 +21,12 @@
 #include "harness/expected.h"
 #include "harness/json.h"
 #include "harness/text.h"
+#include "run_records.h"
 
 namespace {
 
 using namespace vmr;
-
-bool read_file(const std::string& path, std::string* out) {
-  std::ifstream f(path);
-  if (!f) return false;
-  std::stringstream ss;
-  ss << f.rdbuf();
-  *out = ss.str();
-  return true;
-}
+using namespace vmr_tools;
 
 std::string basename_of(const std::string& path) { return path.substr(path.find_last_of('/') + 1); }
 
@@ -47,99 +40,6 @@ bool list_cases(const std::string& path, std::vector<std::string>* cases) {
     if (!l.empty()) cases->emplace_back(l.substr(0, l.find(' ')));
   }
   return ::pclose(p) == 0;
-}
-
-// One run of one case, as its JSON record tells it.
-struct Run {
-  std::string file, binary, backend, case_name, pair;  // pair: "0-1" when the run chose its devices (--devices)
-  Verdict verdict = Verdict::Harness;
-  std::string detail, metric;  // metric: the case's first metric, short
-  Facts facts;                 // environment, then rank 0's info
-  std::vector<std::map<std::string, std::string>> rank_info;
-  std::vector<std::vector<std::string>> stderr_tails;  // per rank
-  std::string error;                                   // the record could not be read
-
-  std::string command() const {
-    return binary + " --case " + case_name +
-           (pair.empty() ? "" : " --devices " + std::string(pair).replace(pair.find('-'), 1, ","));
-  }
-};
-
-// The runs of one record: one per case (a launch may run several cases in one rank life).
-std::vector<Run> read_record(const std::string& dir, const std::string& file) {
-  Run r;
-  r.file = file;
-  std::string text;
-  JsonValue run;
-  if (!read_file(dir + "/" + file, &text)) return {(r.error = "cannot read " + file, r)};
-  Status st = parse_json(text, &run);
-  const JsonValue* cases = run.get("cases");
-  if (!st.ok() || !cases || cases->type != JsonValue::Array || cases->arr.empty())
-    return {(r.error = "unreadable run record " + file + (st.ok() ? "" : ": " + st.detail), r)};
-  r.binary = run.get_string("binary");
-  r.backend = run.get_string("backend");
-  if (const JsonValue* opts = run.get("options"))
-    if (const JsonValue* devs = opts->get("devices"); devs && opts->get_string("device_source") == "--devices") {
-      std::vector<std::string> ids;
-      for (const auto& d : devs->arr) ids.push_back(std::to_string(int64_t(d.num)));
-      r.pair = join(ids, "-");
-    }
-  if (const JsonValue* env = run.get("environment"))
-    for (const auto& [k, val] : env->obj)
-      if (val.type == JsonValue::String) r.facts.emplace(k, val.str);
-  std::vector<Run> out;
-  for (const JsonValue& c : cases->arr) {
-    Run one = r;
-    auto v = verdict_from_name(c.get_string("verdict"));
-    if (!v) {
-      one.error = "run record " + file + " has a case without a verdict";
-      out.push_back(one);
-      continue;
-    }
-    one.case_name = c.get_string("case");
-    one.verdict = *v;
-    one.detail = c.get_string("detail");
-    if (const JsonValue* metrics = c.get("metrics"); metrics && !metrics->obj.empty()) {
-      const auto& [name, m] = metrics->obj.front();
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "%.4g", m.get("value") ? m.get("value")->num : 0.0);
-      one.metric = std::string(buf) + " " + m.get_string("unit");
-    }
-    const JsonValue* ranks = c.get("ranks");
-    if (ranks && ranks->type == JsonValue::Array)
-      for (const auto& rank : ranks->arr) {
-        std::map<std::string, std::string> info;
-        if (const JsonValue* in = rank.get("info"))
-          for (const auto& [k, val] : in->obj)
-            if (val.type == JsonValue::String) info.emplace(k, val.str);
-        std::vector<std::string> tail;
-        if (const JsonValue* t = rank.get("stderr_tail"))
-          for (const auto& line : t->arr) tail.push_back(line.str);
-        one.rank_info.push_back(std::move(info));
-        one.stderr_tails.push_back(std::move(tail));
-      }
-    // Conditions read the exporter's facts: rank 0 by the suite's convention.
-    if (!one.rank_info.empty()) one.facts.insert(one.rank_info[0].begin(), one.rank_info[0].end());
-    out.push_back(std::move(one));
-  }
-  return out;
-}
-
-std::vector<Run> read_runs(const std::string& dir) {
-  std::vector<std::string> files;
-  if (DIR* d = ::opendir(dir.c_str())) {
-    while (dirent* e = ::readdir(d)) {
-      std::string name = e->d_name;
-      if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0 && name != "summary.json")
-        files.push_back(name);
-    }
-    ::closedir(d);
-  }
-  std::sort(files.begin(), files.end());
-  std::vector<Run> runs;
-  for (const auto& f : files)
-    for (auto& run : read_record(dir, f)) runs.push_back(std::move(run));
-  return runs;
 }
 
 struct Row {
@@ -201,7 +101,7 @@ std::string gpus_md(const std::vector<Run>& runs) {
 }
 
 struct Options {
-  std::string table, results, summary_json, markdown, failures, gpus, plan;
+  std::string table, results, summary_json, markdown, failures, gpus, plan, junit;
   std::vector<std::string> binaries;
   bool matrix = false;
 };
@@ -231,6 +131,8 @@ bool parse_args(int argc, char** argv, Options* o) {
       o->gpus = value;
     else if (flag == "--plan")
       o->plan = value;
+    else if (flag == "--junit")
+      o->junit = value;
     else
       return false;
   }
@@ -259,6 +161,56 @@ std::string json_rows(const std::vector<Row>& rows, int ok, int changed, int not
 }
 
 // exporter x importer matrices for every case that ran on GPU pairs.
+std::string xml_text(const std::string& s) {
+  std::string out;
+  for (char c : printable(s, 2000)) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+// JUnit XML for CI dashboards: a testcase per case and pair; CHANGED is a failure, "not run" a skip with its reason.
+std::string junit_xml(const std::vector<Row>& rows) {
+  std::ostringstream body;
+  int failures = 0, skipped = 0;
+  for (const auto& r : rows) {
+    const std::string binary = r.name.substr(0, r.name.find('.'));
+    const std::string name = r.name.substr(r.name.find('.') + 1) + (r.pair.empty() ? "" : "[" + r.pair + "]");
+    body << "    <testcase classname=\"" << xml_text(binary) << "\" name=\"" << xml_text(name) << "\">";
+    if (r.changed) {
+      body << "<failure message=\"" << xml_text(r.observed + ", expected " + r.expected) << "\">" << xml_text(r.result)
+           << "</failure>";
+      ++failures;
+    } else if (r.not_run) {
+      body << "<skipped message=\"" << xml_text(r.result) << "\"/>";
+      ++skipped;
+    }
+    body << "</testcase>\n";
+  }
+  std::ostringstream x;
+  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"vmem-repro\" tests=\"" << rows.size()
+    << "\" failures=\"" << failures << "\" errors=\"0\" skipped=\"" << skipped
+    << "\">\n  <testsuite name=\"vmem-repro triage\" tests=\"" << rows.size() << "\" failures=\"" << failures
+    << "\" errors=\"0\" skipped=\"" << skipped << "\">\n"
+    << body.str() << "  </testsuite>\n</testsuites>\n";
+  return x.str();
+}
+
 std::string matrices(const std::vector<Row>& rows, bool markdown) {
   std::map<std::string, std::map<std::pair<std::string, std::string>, std::string>> cells;
   std::map<std::string, std::set<std::string>> devices;
@@ -318,7 +270,7 @@ int main(int argc, char** argv) {
   if (!parse_args(argc, argv, &o)) {
     std::fprintf(stderr,
                  "usage: check_expected --table FILE --results DIR [--binary PATH]... [--plan FILE] [--matrix] "
-                 "[--summary-json FILE] [--markdown FILE] [--failures-md FILE] [--gpus-md FILE]\n");
+                 "[--summary-json FILE] [--markdown FILE] [--failures-md FILE] [--gpus-md FILE] [--junit FILE]\n");
     return 2;
   }
   std::string text;
@@ -458,5 +410,6 @@ int main(int argc, char** argv) {
   }
   if (!o.failures.empty()) std::ofstream(o.failures) << failures_md(runs, table);
   if (!o.gpus.empty()) std::ofstream(o.gpus) << gpus_md(runs);
+  if (!o.junit.empty()) std::ofstream(o.junit) << junit_xml(rows);
   return changed || problems ? 1 : 0;
 }

@@ -19,12 +19,17 @@ std::string rocm_release(const std::string& info_version_line, int hip_version, 
     ++n;
   std::string leading = info_version_line.substr(0, n);
   while (!leading.empty() && leading.back() == '.') leading.pop_back();
-  if (leading.find('.') != std::string::npos) {
+  const std::string runtime = std::to_string(hip_version / 10000000) + "." + std::to_string(hip_version / 100000 % 100);
+  const bool same_release = leading.rfind(runtime + ".", 0) == 0 || leading == runtime;
+  if (leading.find('.') != std::string::npos && same_release) {
     *source = ".info/version of the ROCm install";
     return leading;
   }
-  *source = "hipRuntimeGetVersion (major.minor only: no readable .info/version)";
-  return std::to_string(hip_version / 10000000) + "." + std::to_string(hip_version / 100000 % 100);
+  *source = leading.find('.') == std::string::npos
+                ? "hipRuntimeGetVersion (major.minor only: no readable .info/version)"
+                : "hipRuntimeGetVersion (major.minor only: the .info/version found says " + leading +
+                      ", another install than the HIP runtime loaded)";
+  return runtime;
 }
 
 const char* os_handle_name(OsHandle c) {
@@ -60,6 +65,13 @@ vmr::Status decide_os_handle(int hip_version, const std::string& release, const 
     out->convention = OsHandle::Pointer;
     out->why = "HIP runtime " + hip_version_text(hip_version) + " < 7.1 reads *(int*)osHandle";
   }
+  if (pointer_form_accepted && out->convention == OsHandle::Pointer)  // refused, yet the version says pointer
+    return vmr::Status::harness(
+        "hipMemImportFromShareableHandle refused the pointer form (&fd) on a runtime whose "
+        "version (" +
+        out->why +
+        ") says it takes it: set VMR_HIP_OSHANDLE=value or "
+        "VMR_HIP_OSHANDLE=pointer for this build");
   out->why += probe;
   return vmr::Status::pass();
 }

@@ -151,16 +151,26 @@ inline std::optional<bool> probe_pointer_form(int device, std::string* note) {
     *note = "not probed: " + ready.detail;
     return std::nullopt;
   }
+  // The import must also map and take access: a runtime that keeps the fd number to import later (ROCr between
+  // rocm-systems PRs #6471 and #8440) "accepts" any value at import time and refuses it only there.
   int raw = fd.get();
-  hipMemGenericAllocationHandle_t imported{};
-  hipError_t e = hipMemImportFromShareableHandle(&imported, &raw, hipMemHandleTypePosixFileDescriptor);
+  Block imported;
+  hipError_t e = hipMemImportFromShareableHandle(&imported.mem.h, &raw, hipMemHandleTypePosixFileDescriptor);
   (void)hipGetLastError();  // the refusal is the answer, not an error of the next call
   if (e != hipSuccess) {
     *note = "refused: " + vmr_gpu::gpu_error("hipMemImportFromShareableHandle(&fd)", e);
     return false;
   }
-  (void)hipMemRelease(imported);
-  *note = "accepted";
+  imported.mem.valid = true;
+  Status usable = reserve(g, &imported.range);
+  if (usable.ok()) usable = map(imported.range.va, g, imported.mem, &imported.map);
+  if (usable.ok()) usable = set_access(imported.range.va, g, {device});
+  (void)hipGetLastError();
+  if (!usable.ok()) {
+    *note = "refused after import: " + usable.detail;
+    return false;
+  }
+  *note = "accepted (imported, mapped and accessible)";
   return true;
 }
 

@@ -46,6 +46,9 @@ EnvFacts host_environment(const std::string& binary, const std::string& backend)
   utsname u{};
   if (::uname(&u) == 0) {
     f.emplace_back("host", u.nodename);
+    // The node as a fleet report names it: Slurm's name for it (several Slurm nodes may share one host), else the host.
+    const char* slurm_node = ::getenv("SLURMD_NODENAME");
+    f.emplace_back("node", slurm_node && *slurm_node ? slurm_node : u.nodename);
     f.emplace_back("kernel", std::string(u.sysname) + " " + u.release + " " + u.version + " " + u.machine);
   }
   f.emplace_back("os", first_value("/etc/os-release", "PRETTY_NAME", '='));

@@ -9,6 +9,8 @@ vmr_say() { printf '%s\n' "$*" >&2; }
 
 # Installs the Debian packages given when missing: with apt-get as root on Debian/Ubuntu, otherwise prints the
 # exact command and fails.
+vmr_need_packages_no_recommends() { VMR_APT_EXTRA=--no-install-recommends vmr_need_packages "$@"; }
+
 vmr_need_packages() {
   local missing=() p
   if ! command -v dpkg-query >/dev/null 2>&1; then
@@ -22,7 +24,7 @@ vmr_need_packages() {
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     vmr_say "installing: ${missing[*]}"
     # Bounded: a node without network (many GPU nodes) answers with a failure, not a wait.
-    timeout 120 apt-get update -qq && DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y -qq "${missing[@]}" >/dev/null
+    timeout 120 apt-get update -qq && DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y -qq ${VMR_APT_EXTRA-} "${missing[@]}" >/dev/null
   else
     vmr_say "missing packages: ${missing[*]}"
     vmr_say "install them with: sudo apt-get install -y ${missing[*]}"
@@ -122,7 +124,7 @@ vmr_build_single_files() {
   for f in $(vmr_manifest_from_sources | awk -F'\t' '$1 == "repro_host_shm" { print $5 }'); do
     [[ "$f" == common/harness/* ]] && harness+=("$VMR_ROOT/$f")
   done
-  "$cxx" -std=c++17 -O2 -pthread -I"$VMR_ROOT/common" "$VMR_ROOT/tools/check_expected.cpp" "${harness[@]}" \
+  "$cxx" -std=c++17 -O2 -pthread -I"$VMR_ROOT/common" "$VMR_ROOT/tools/check_expected.cpp" "$VMR_ROOT/tools/run_records.cpp" "${harness[@]}" \
     "$dist/expected_table.cpp" -o "$bin/check_expected" >&2 ||
     { vmr_say "building check_expected failed"; return 1; }
   mv "$bin/manifest.txt.new" "$bin/manifest.txt"

@@ -1,0 +1,107 @@
+#include "run_records.h"
+
+#include <dirent.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "harness/json.h"
+#include "harness/text.h"
+
+namespace vmr_tools {
+
+using namespace vmr;
+
+bool read_file(const std::string& path, std::string* out) {
+  std::ifstream f(path);
+  if (!f) return false;
+  std::stringstream ss;
+  ss << f.rdbuf();
+  *out = ss.str();
+  return true;
+}
+
+// The runs of one record: one per case (a launch may run several cases in one rank life).
+std::vector<Run> read_record(const std::string& dir, const std::string& file) {
+  Run r;
+  r.file = file;
+  std::string text;
+  JsonValue run;
+  if (!read_file(dir + "/" + file, &text)) return {(r.error = "cannot read " + file, r)};
+  Status st = parse_json(text, &run);
+  const JsonValue* cases = run.get("cases");
+  if (!st.ok() || !cases || cases->type != JsonValue::Array || cases->arr.empty())
+    return {(r.error = "unreadable run record " + file + (st.ok() ? "" : ": " + st.detail), r)};
+  r.binary = run.get_string("binary");
+  r.backend = run.get_string("backend");
+  if (const JsonValue* opts = run.get("options"))
+    if (const JsonValue* devs = opts->get("devices"); devs && opts->get_string("device_source") == "--devices") {
+      std::vector<std::string> ids;
+      for (const auto& d : devs->arr) ids.push_back(std::to_string(int64_t(d.num)));
+      r.pair = join(ids, "-");
+    }
+  if (const JsonValue* env = run.get("environment"))
+    for (const auto& [k, val] : env->obj) {
+      if (val.type == JsonValue::String) r.facts.emplace(k, val.str);
+      if (k == "variables" && val.type == JsonValue::Object)  // HSA_*, HIP_*, ...: they tell nodes apart too
+        for (const auto& [name, v] : val.obj)
+          if (v.type == JsonValue::String) r.facts.emplace(name, v.str);
+    }
+  std::vector<Run> out;
+  for (const JsonValue& c : cases->arr) {
+    Run one = r;
+    auto v = verdict_from_name(c.get_string("verdict"));
+    if (!v) {
+      one.error = "run record " + file + " has a case without a verdict";
+      out.push_back(one);
+      continue;
+    }
+    one.case_name = c.get_string("case");
+    one.verdict = *v;
+    one.detail = c.get_string("detail");
+    if (const JsonValue* metrics = c.get("metrics"); metrics && !metrics->obj.empty()) {
+      const auto& [name, m] = metrics->obj.front();
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.4g", m.get("value") ? m.get("value")->num : 0.0);
+      one.metric = std::string(buf) + " " + m.get_string("unit");
+    }
+    const JsonValue* ranks = c.get("ranks");
+    if (ranks && ranks->type == JsonValue::Array)
+      for (const auto& rank : ranks->arr) {
+        std::map<std::string, std::string> info;
+        if (const JsonValue* in = rank.get("info"))
+          for (const auto& [k, val] : in->obj)
+            if (val.type == JsonValue::String) info.emplace(k, val.str);
+        std::vector<std::string> tail;
+        if (const JsonValue* t = rank.get("stderr_tail"))
+          for (const auto& line : t->arr) tail.push_back(line.str);
+        one.rank_info.push_back(std::move(info));
+        one.stderr_tails.push_back(std::move(tail));
+      }
+    // Conditions read the exporter's facts: rank 0 by the suite's convention.
+    if (!one.rank_info.empty()) one.facts.insert(one.rank_info[0].begin(), one.rank_info[0].end());
+    out.push_back(std::move(one));
+  }
+  return out;
+}
+
+std::vector<Run> read_runs(const std::string& dir) {
+  std::vector<std::string> files;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (dirent* e = ::readdir(d)) {
+      std::string name = e->d_name;
+      if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0 && name != "summary.json")
+        files.push_back(name);
+    }
+    ::closedir(d);
+  }
+  std::sort(files.begin(), files.end());
+  std::vector<Run> runs;
+  for (const auto& f : files)
+    for (auto& run : read_record(dir, f)) runs.push_back(std::move(run));
+  return runs;
+}
+
+}  // namespace vmr_tools

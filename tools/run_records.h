@@ -1,0 +1,39 @@
+// The run records a triage or a CTest run leaves (<binary>[.<devices>].json, one case or several each), read as one
+// Run per case: what check_expected compares with expected/ and scripts/fleet aggregates over nodes.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "harness/expected.h"
+
+namespace vmr_tools {
+
+using vmr::Facts;
+using vmr::Verdict;
+
+bool read_file(const std::string& path, std::string* out);
+
+// One run of one case, as its JSON record tells it.
+struct Run {
+  std::string file, binary, backend, case_name, pair;  // pair: "0-1" when the run chose its devices (--devices)
+  Verdict verdict = Verdict::Harness;
+  std::string detail, metric;  // metric: the case's first metric, short
+  Facts facts;                 // environment, then rank 0's info
+  std::vector<std::map<std::string, std::string>> rank_info;
+  std::vector<std::vector<std::string>> stderr_tails;  // per rank
+  std::string error;                                   // the record could not be read
+
+  std::string command() const {
+    return binary + " --case " + case_name +
+           (pair.empty() ? "" : " --devices " + std::string(pair).replace(pair.find('-'), 1, ","));
+  }
+};
+
+// The runs of one record: one per case (a launch may run several cases in one rank life).
+std::vector<Run> read_record(const std::string& dir, const std::string& file);
+// Every record (*.json but summary.json) of a results folder, in file name order.
+std::vector<Run> read_runs(const std::string& dir);
+
+}  // namespace vmr_tools
