@@ -296,10 +296,15 @@ int main(int argc, char** argv) {
   // Facts that differ between answering nodes without setting a difference apart.
   std::map<std::string, std::map<std::string, std::string>> other_facts;  // key -> node -> value
   {
+    // A fact one node reports and another does not differs too (an HSA_* setting made on one node only).
+    std::set<std::string> keys;
+    for (const auto& n : nodes)
+      if (n.why.empty())
+        for (const auto& [k, v] : n.facts) keys.insert(k);
     std::map<std::string, std::set<std::string>> values;
     for (const auto& n : nodes)
       if (n.why.empty())
-        for (const auto& [k, v] : n.facts) values[k].insert(v);
+        for (const auto& k : keys) values[k].insert(n.facts.count(k) ? n.facts.at(k) : "(not reported)");
     for (const auto& [k, vs] : values)
       if (vs.size() > 1 && !separating_keys.count(k))
         for (const auto& n : nodes)

@@ -54,6 +54,11 @@ grep -q '^### repro_host_shm.atomics: FAIL on n2 (majority PASS)$' "$work/odd/fl
 grep -q '`HSA_FLEET_TEST_FACT = odd` on all of them; differs on 2 of 2 other node(s)' "$work/odd/fleet.md" ||
   fail "the injected fact is not named"
 grep -q '"nodes":\["n2"\]' "$work/odd/fleet.json" || fail "fleet.json does not name n2"
+# A setting on one node that changes no verdict is listed apart.
+VMR_FLEET_TEST_NODE_ENV="n3:HSA_HARMLESS_SETTING=1" "$repo/scripts/fleet" run -N 3 --out "$work/apart" >"$work/apart.out" 2>&1 ||
+  fail "a harmless setting on n3 made a difference: $(cat "$work/apart.out")"
+grep -A5 '^## Facts that differ with no verdict change' "$work/apart/fleet.md" | grep -q '`HSA_HARMLESS_SETTING`: n1: (not reported); n2: (not reported); n3: 1' ||
+  fail "the harmless setting is not listed apart: $(sed -n '/## Facts/,$p' "$work/apart/fleet.md")"
 
 # 3. A node killed mid-run: its triage and slurmd die; it did not answer, the others did.
 "$repo/scripts/fleet" run -N 3 --out "$work/killed" -- --include-crash -- --timeout 8 >"$work/killed.out" 2>&1 &
