@@ -161,29 +161,6 @@ std::string json_rows(const std::vector<Row>& rows, int ok, int changed, int not
 }
 
 // exporter x importer matrices for every case that ran on GPU pairs.
-std::string xml_text(const std::string& s) {
-  std::string out;
-  for (char c : printable(s, 2000)) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 // JUnit XML for CI dashboards: a testcase per case and pair; CHANGED is a failure, "not run" a skip with its reason.
 std::string junit_xml(const std::vector<Row>& rows) {
   std::ostringstream body;
@@ -191,13 +168,13 @@ std::string junit_xml(const std::vector<Row>& rows) {
   for (const auto& r : rows) {
     const std::string binary = r.name.substr(0, r.name.find('.'));
     const std::string name = r.name.substr(r.name.find('.') + 1) + (r.pair.empty() ? "" : "[" + r.pair + "]");
-    body << "    <testcase classname=\"" << xml_text(binary) << "\" name=\"" << xml_text(name) << "\">";
+    body << "    <testcase classname=\"" << xml_escape(binary) << "\" name=\"" << xml_escape(name) << "\">";
     if (r.changed) {
-      body << "<failure message=\"" << xml_text(r.observed + ", expected " + r.expected) << "\">" << xml_text(r.result)
-           << "</failure>";
+      body << "<failure message=\"" << xml_escape(r.observed + ", expected " + r.expected) << "\">"
+           << xml_escape(r.result) << "</failure>";
       ++failures;
     } else if (r.not_run) {
-      body << "<skipped message=\"" << xml_text(r.result) << "\"/>";
+      body << "<skipped message=\"" << xml_escape(r.result) << "\"/>";
       ++skipped;
     }
     body << "</testcase>\n";

@@ -41,26 +41,6 @@ std::string basename_of(std::string path) {
   return path.substr(path.find_last_of('/') + 1);
 }
 
-// Most severe first, as a run of several cases reports them.
-int severity(Verdict v) {
-  switch (v) {
-    case Verdict::Harness:
-      return 6;
-    case Verdict::Hang:
-      return 5;
-    case Verdict::Crash:
-      return 4;
-    case Verdict::Fail:
-      return 3;
-    case Verdict::Pass:
-      return 2;
-    case Verdict::Skip:
-      return 1;
-    default:
-      return 0;
-  }
-}
-
 struct Node {
   std::string name, dir, why;  // why: empty when it answered
   std::vector<Run> runs;
@@ -117,29 +97,6 @@ bool parse_args(int argc, char** argv, Options* o) {
     }
   }
   return !o->table.empty() && !o->out.empty();
-}
-
-std::string xml(const std::string& s) {
-  std::string out;
-  for (char c : printable(s, 2000)) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
 }
 
 }  // namespace
@@ -217,7 +174,7 @@ int main(int argc, char** argv) {
       const ExpectedRow* want = find_expected(table, r.binary, r.case_name, r.facts);
       if (r.verdict != Verdict::Skip && (!want || match_expected(*want, r.verdict, r.detail) != Match::Ok))
         ++cell.changed;
-      if (cell.total == 1 || severity(r.verdict) > severity(cell.verdict)) {
+      if (cell.total == 1 || case_summary_precedence(r.verdict) > case_summary_precedence(cell.verdict)) {
         cell.verdict = r.verdict;
         cell.worst = 0;
         cell.pairs.clear();
@@ -417,9 +374,10 @@ int main(int argc, char** argv) {
     std::ostringstream body;
     for (const auto& n : nodes) {
       if (!n.why.empty()) {
-        body << "  <testsuite name=\"" << xml(n.name) << "\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\">\n"
-             << "    <testcase classname=\"fleet." << xml(n.name) << "\" name=\"answered\"><error message=\""
-             << xml(n.why) << "\"/></testcase>\n  </testsuite>\n";
+        body << "  <testsuite name=\"" << xml_escape(n.name)
+             << "\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\">\n"
+             << "    <testcase classname=\"fleet." << xml_escape(n.name) << "\" name=\"answered\"><error message=\""
+             << xml_escape(n.why) << "\"/></testcase>\n  </testsuite>\n";
         ++tests;
         continue;
       }
@@ -427,26 +385,27 @@ int main(int argc, char** argv) {
       int t = 0, f = 0, s = 0;
       for (const auto& r : n.runs) {
         ++t;
-        cases_xml << "    <testcase classname=\"fleet." << xml(n.name) << "." << xml(r.binary) << "\" name=\""
-                  << xml(r.case_name + (r.pair.empty() ? "" : "[" + arrow(r.pair) + "]")) << "\">";
+        cases_xml << "    <testcase classname=\"fleet." << xml_escape(n.name) << "." << xml_escape(r.binary)
+                  << "\" name=\"" << xml_escape(r.case_name + (r.pair.empty() ? "" : "[" + arrow(r.pair) + "]"))
+                  << "\">";
         const ExpectedRow* want = r.error.empty() ? find_expected(table, r.binary, r.case_name, r.facts) : nullptr;
         if (!r.error.empty()) {
-          cases_xml << "<failure message=\"" << xml(r.error) << "\"/>";
+          cases_xml << "<failure message=\"" << xml_escape(r.error) << "\"/>";
           ++f;
         } else if (r.verdict == Verdict::Skip) {
-          cases_xml << "<skipped message=\"" << xml(r.detail) << "\"/>";
+          cases_xml << "<skipped message=\"" << xml_escape(r.detail) << "\"/>";
           ++s;
         } else if (!want || match_expected(*want, r.verdict, r.detail) != Match::Ok) {
           cases_xml << "<failure message=\""
-                    << xml(std::string(verdict_name(r.verdict)) + ", expected " +
-                           (want ? verdict_cell(*want) : "no row"))
-                    << "\">" << xml(r.detail) << "</failure>";
+                    << xml_escape(std::string(verdict_name(r.verdict)) + ", expected " +
+                                  (want ? verdict_cell(*want) : "no row"))
+                    << "\">" << xml_escape(r.detail) << "</failure>";
           ++f;
         }
         cases_xml << "</testcase>\n";
       }
       tests += t, failures += f, skipped += s;
-      body << "  <testsuite name=\"" << xml(n.name) << "\" tests=\"" << t << "\" failures=\"" << f
+      body << "  <testsuite name=\"" << xml_escape(n.name) << "\" tests=\"" << t << "\" failures=\"" << f
            << "\" errors=\"0\" skipped=\"" << s << "\">\n"
            << cases_xml.str() << "  </testsuite>\n";
     }

@@ -104,4 +104,27 @@ std::vector<Run> read_runs(const std::string& dir) {
   return runs;
 }
 
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (char c : printable(s, 2000)) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
 }  // namespace vmr_tools

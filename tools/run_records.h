@@ -14,6 +14,8 @@ using vmr::Facts;
 using vmr::Verdict;
 
 bool read_file(const std::string& path, std::string* out);
+// Text for an XML attribute or element (JUnit reports): one line, control bytes escaped, & < > " as entities.
+std::string xml_escape(const std::string& s);
 
 // One run of one case, as its JSON record tells it.
 struct Run {

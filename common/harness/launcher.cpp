@@ -120,28 +120,6 @@ std::vector<CaseResult> run_selected(const ReproBinary& bin, const std::vector<c
   return results;
 }
 
-// Which case verdict a run of several cases reports: the suite's own breakage first, then the ways a GPU case can
-// go wrong from the most to the least disruptive; SKIP only when every case skipped. (verdict_rules.cpp orders rank
-// records within one case differently: there HANG comes first, as it names the wait the others were stuck in.)
-int case_summary_precedence(Verdict v) {
-  switch (v) {
-    case Verdict::Harness:
-      return 6;
-    case Verdict::Hang:
-      return 5;
-    case Verdict::Crash:
-      return 4;
-    case Verdict::Fail:
-      return 3;
-    case Verdict::Pass:
-      return 2;
-    case Verdict::Skip:
-      return 1;
-    default:
-      return 0;
-  }
-}
-
 struct Summary {
   Verdict verdict = Verdict::Skip;
   std::string label;  // the case, or the cases joined by '+'

@@ -18,6 +18,25 @@ constexpr VerdictRow kRows[] = {
 };
 }  // namespace
 
+int case_summary_precedence(Verdict v) {
+  switch (v) {
+    case Verdict::Harness:
+      return 6;
+    case Verdict::Hang:
+      return 5;
+    case Verdict::Crash:
+      return 4;
+    case Verdict::Fail:
+      return 3;
+    case Verdict::Pass:
+      return 2;
+    case Verdict::Skip:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
 int exit_code(Verdict v) { return kRows[static_cast<int>(v)].code; }
 const char* verdict_name(Verdict v) { return kRows[static_cast<int>(v)].name; }
 

@@ -11,6 +11,11 @@ namespace vmr {
 enum class Verdict { Pass, Fail, Usage, Crash, Hang, Skip, Harness };
 
 int exit_code(Verdict v);
+// Which verdict a summary of several reports (a run of several cases, a node's runs of one case): the suite's own
+// breakage first, then the ways a GPU case can go wrong from the most to the least disruptive; SKIP only when every
+// one skipped. (verdict_rules.cpp orders rank records within one case differently: there HANG comes first, as it
+// names the wait the others were stuck in.)
+int case_summary_precedence(Verdict v);
 const char* verdict_name(Verdict v);  // "PASS", "FAIL", ...
 std::optional<Verdict> verdict_from_name(std::string_view name);
 

@@ -23,13 +23,19 @@ echo "slurm up in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
 export BUILD_DIR=$build VMR_FAKE_GPUS=2
 
 # 1. All agree.
-"$repo/scripts/fleet" run -N 3 --out "$work/agree" --junit "$work/agree/junit.xml" >"$work/agree.out" 2>&1
+"$repo/scripts/fleet" run -N 3 --gpus-per-node 2 --out "$work/agree" --junit "$work/agree/junit.xml" >"$work/agree.out" 2>&1
 rc=$?; cat "$work/agree.out"
 [ $rc = 0 ] || fail "3 agreeing nodes: exit $rc"
 grep -q '^fleet: 3 node(s), 0 did not answer, 0 difference(s)$' "$work/agree.out" || fail "summary line"
 for n in n1 n2 n3; do
   grep -Eq "^\| $n \|.* PASS 2/2 \| PASS 2/2 \|" "$work/agree/fleet.md" || fail "row of $n: $(grep "^| $n " "$work/agree/fleet.md")"
 done
+# The GPUs Slurm gave each task (GRES: CUDA_VISIBLE_DEVICES=0,1) are the ones the node's triage planned pairs on.
+if grep -Pq '^repro_cuda_vmm\tcuda\tyes\t' "$build/bin/manifest.txt"; then
+  for n in n1 n2 n3; do
+    grep -q "backend cuda: 2 GPUs, 2 pair(s)" "$work/agree/$n/report.md" || fail "$n's triage did not see Slurm's 2 GPUs"
+  done
+fi
 if command -v python3 >/dev/null; then
   python3 - "$work/agree/junit.xml" <<'PY' || fail "the JUnit file does not parse as JUnit"
 import sys, xml.etree.ElementTree as ET
