@@ -47,10 +47,12 @@ for _ in $(seq 50); do munge -S "$dir/munge/sock" -n >/dev/null 2>&1 && break; s
 munge -S "$dir/munge/sock" -n >/dev/null 2>&1 || { say "munged did not start"; down; exit 1; }
 
 cpus=$(nproc)
+# Ports of this cluster's own (VMR_SLURM_PORT, else a random base), so two test runs on one machine do not meet.
+port=${VMR_SLURM_PORT:-$((20000 + RANDOM % 20000))}
 {
   echo "ClusterName=vmr"
   echo "SlurmctldHost=localhost"
-  echo "SlurmctldPort=16817"
+  echo "SlurmctldPort=$port"
   echo "SlurmUser=root"
   echo "AuthType=auth/munge"
   echo "AuthInfo=socket=$dir/munge/sock"
@@ -73,7 +75,7 @@ cpus=$(nproc)
   echo "SlurmdLogFile=$dir/log/slurmd-%n.log"
   echo "GresTypes=gpu"
   for ((i = 1; i <= n; i++)); do
-    echo "NodeName=n$i NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((17000 + i)) CPUs=$cpus Gres=gpu:2 State=UNKNOWN"
+    echo "NodeName=n$i NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((port + i)) CPUs=$cpus Gres=gpu:2 State=UNKNOWN"
   done
   echo "PartitionName=vmr Nodes=n[1-$n] Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES"
 } >"$dir/slurm.conf"

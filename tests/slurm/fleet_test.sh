@@ -73,7 +73,9 @@ fleet=$!
 for _ in $(seq 100); do [ -d "$work/killed/n3" ] && break; sleep 0.1; done
 sleep 1
 bash "$repo/tests/slurm/cluster.sh" kill "$cluster" n3
-for pid in $(grep -ls 'SLURMD_NODENAME=n3' /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3); do kill -9 "$pid" 2>/dev/null; done
+for pid in $(grep -ls 'SLURMD_NODENAME=n3' /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3); do
+  grep -qs "SLURM_CONF=$cluster/slurm.conf" "/proc/$pid/environ" && kill -9 "$pid" 2>/dev/null  # this cluster's n3 only
+done
 wait $fleet; rc=$?
 cat "$work/killed.out"
 [ $rc = 1 ] || fail "a node killed mid-run: exit $rc, want 1"
