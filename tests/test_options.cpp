@@ -142,4 +142,7 @@ TEST(RankFlag, StrictParsing) {
   };
   for (const auto& b : bad) EXPECT_FALSE(parse_rank_flag(std::string(kRankFlag) + b, &a).ok()) << b;
   EXPECT_FALSE(parse_rank_flag("--other=" + ok, &a).ok());
+  // A rank started by hand with a key left out is told which one.
+  Status missing = parse_rank_flag(std::string(kRankFlag) + bad[0], &a);
+  EXPECT_NE(missing.detail.find("missing key 'deadline_ns'"), std::string::npos) << missing.detail;
 }
