@@ -59,17 +59,17 @@ ok "SIGINT, SIGTERM, SIGHUP: VERDICT HARNESS (99) naming the signal, a record, n
 
 # 4. A forged rank flag: the status record goes nowhere but a launcher's pipe; an absurd deadline is refused.
 echo untouched >userfile
-now=$(awk '{ printf "%d", $1 * 1e9 }' /proc/uptime)
-"$bin" "--vmem-repro-rank=rank=0,ranks=2,case=read,devices=0:1,status=5,ctl=-:6,deadline_ns=$((now + 5000000000))" \
-  5>>userfile 6</dev/null >out 2>&1; rc=$?
-[ $rc = 99 ] && [ "$(cat userfile)" = untouched ] || fail "forged status fd: exit $rc, userfile: $(cat userfile)"
+now=$(awk '{ printf "%.0f", $1 * 1e9 }' /proc/uptime)  # CLOCK_MONOTONIC, near enough for a 5 s deadline
+flag="rank=0,ranks=2,case=read,timeouts_ms=5000,devices=0:1"
+"$bin" "--vmem-repro-rank=$flag,status=5,ctl=-:6,deadline_ns=$((now + 5000000000))" 5>>userfile 6</dev/null >out 2>err; rc=$?
+[ $rc = 99 ] && [ "$(cat userfile)" = untouched ] && grep -q "status fd 5 is not a pipe" err ||
+  fail "forged status fd: exit $rc, userfile: $(cat userfile), stderr: $(cat err)"
 start=$(date +%s)
 mkfifo idle
 exec 7<>idle
-"$bin" "--vmem-repro-rank=rank=0,ranks=2,case=read,devices=0:1,status=7,ctl=-:7,deadline_ns=9223372036854775000" \
-  >out 2>&1; rc=$?
+"$bin" "--vmem-repro-rank=$flag,status=7,ctl=-:7,deadline_ns=9223372036854775000" >out 2>err; rc=$?
 exec 7>&-
-[ $rc = 99 ] && [ $(($(date +%s) - start)) -lt 5 ] || fail "forged ctl fd / deadline: exit $rc"
+[ $rc = 99 ] && [ $(($(date +%s) - start)) -lt 5 ] && grep -q "not" err || fail "forged ctl fd / deadline: exit $rc"
 ok "a forged rank flag: no write to a user's file, no wait for ever (99)"
 
 # 5. Echoes: one line whatever the input; strict numbers; shared devices said; limits.
@@ -136,6 +136,13 @@ kill -TERM -- -$tpid  # (SIGINT is ignored in background jobs of a script; a ter
 wait $tpid; rc=$?
 incomplete=$(ls -d res/*/INCOMPLETE 2>/dev/null | wc -l)
 [ $rc = 130 ] && [ "$incomplete" = 1 ] || fail "an interrupted triage: exit $rc, $incomplete INCOMPLETE markers"
+# A triage killed outright (SIGKILL: no trap runs) is marked INCOMPLETE too: the marker is written first.
+BUILD_DIR=$build RESULTS_ROOT=$work/res2 setsid "$repo/scripts/triage" --include-crash -- --timeout 20 >out 2>&1 &
+tpid=$!
+sleep 2
+kill -KILL -- -$tpid
+wait $tpid 2>/dev/null
+[ "$(ls -d res2/*/INCOMPLETE 2>/dev/null | wc -l)" = 1 ] || fail "a SIGKILLed triage left no INCOMPLETE marker"
 report=$(BUILD_DIR=$build RESULTS_ROOT=$work/res "$repo/scripts/bug-report") || fail "bug-report: exit $?"
 [ -e "$(dirname "$report")/INCOMPLETE" ] && fail "bug-report took the interrupted folder"
 ok "triage: bad -- arguments exit 2; an interrupted triage is marked INCOMPLETE and bug-report passes it over"

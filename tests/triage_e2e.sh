@@ -35,6 +35,11 @@ grep -q '"changed":0' "$work/all/summary.json" || fail "summary.json does not sa
 grep -q '| exporter \\ importer | GPU 0 | GPU 1 | GPU 2 |' "$work/all/report.md" || fail "report.md has no 3-GPU matrix"
 [ "$(ls "$work/all"/repro_host_shm.*-*.json | wc -l)" = 6 ] || fail "want one launch per pair (6), all cases in it"
 
+# Greedy rounds (--ring, --pairs) never put one GPU in two runs of a round either.
+VMR_FAKE_GPUS=4 RESULTS_DIR=$work/ring4 triage --ring >"$work/ring4.out" 2>&1 || fail "--ring on 4 GPUs: exit $?"
+awk '$3 == "repro_host_shm" && $4 ~ /,/ { split($4, g, ","); if (seen[$2, g[1]]++ || seen[$2, g[2]]++) bad = 1; n++ }
+     END { exit bad || n != 4 }' "$work/ring4/rounds.txt" || fail "--ring rounds reuse a GPU: $(cat "$work/ring4/rounds.txt")"
+
 # --ring: one pass around the ring.
 VMR_FAKE_GPUS=3 RESULTS_DIR=$work/ring triage --ring >"$work/ring.out" 2>&1 || fail "--ring: exit $?"
 [ "$(pairs_of "$work/ring" read | tr '\n' ' ')" = "0-1 1-2 2-0 " ] || fail "--ring pairs: $(pairs_of "$work/ring" read)"
