@@ -82,18 +82,8 @@ inline Status reserve(size_t size, Reservation* r) {
   return Status::pass();
 }
 
-// ROCm 6.2/6.3 log a failed map and still return hipSuccess (clr rocvirtual.cpp submitVirtualMap), and a later
-// hipMemUnmap of that VA dereferences a null object: so a mapping counts only once the runtime finds a handle at
-// the VA, and only a real mapping is ever unmapped.
 inline Status map(void* va, size_t size, const Handle& mem, Mapping* m) {
   VMR_GPU_TRY(hipMemMap, va, size, 0, mem.h, 0);
-  hipMemGenericAllocationHandle_t found{};
-  hipError_t e = hipMemRetainAllocationHandle(&found, va);
-  if (e != hipSuccess)
-    return Status::fail("hipMemMap returned hipSuccess but " +
-                        vmr_gpu::gpu_error("hipMemRetainAllocationHandle on the mapped VA", e) +
-                        ": the map failed silently");
-  (void)hipMemRelease(found);  // the retain's own reference
   m->va = va;
   m->size = size;
   return Status::pass();
