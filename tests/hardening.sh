@@ -97,9 +97,17 @@ LC_ALL=C grep -q $'\xff' utf8.json && fail "invalid UTF-8 copied into the JSON r
 "$bin" --ranks 64 --case peer-exit >out 2>&1
 grep -q "(deadline 240 s)" out || fail "--ranks 64: the default deadline does not scale: $(grep '^---' out)"
 ok "invalid UTF-8 kept out of the JSON, ulimit -n 30 runs, 64 ranks get 240 s"
-if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+# RLIMIT_NPROC counts every task of the real user, so the probe runs as a user id of its own (no other run, no
+# other test shares the count) and execs the launcher: the launcher and its 2 ranks are 3 tasks, and each rank
+# starts its adder threads only after the "zeroed" barrier, when all 3 exist; with a limit of 3 both forks succeed
+# and every thread creation fails, whatever the scheduler does. (As nobody, with a shell and a pipe in the count,
+# a limit of 6 let an adder finish before its sibling started, and under load the run could pass.)
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
+  uid=$((50000 + $$ % 10000))
+  while getent passwd $uid >/dev/null || pgrep -U $uid >/dev/null; do uid=$((uid + 1)); done
   cp "$bin" /tmp/vmr-hard-bin-$$ && chmod 755 /tmp/vmr-hard-bin-$$
-  out_u=$(runuser -u nobody -- bash -c "ulimit -u 6; /tmp/vmr-hard-bin-$$ --case atomics 2>/dev/null | tail -n 1; echo \"rc=\${PIPESTATUS[0]}\"")
+  out_u=$(setpriv --reuid=$uid --regid=$uid --clear-groups -- bash -c "ulimit -u 3; exec /tmp/vmr-hard-bin-$$ --case atomics" 2>/dev/null | tail -n 1
+    echo "rc=${PIPESTATUS[0]}")
   rm -f /tmp/vmr-hard-bin-$$
   grep -q "rc=99" <<<"$out_u" && grep -q "std::thread" <<<"$out_u" || fail "ulimit -u: $out_u"
   ok "a thread that cannot be created is HARNESS (99) naming std::thread, not SIGABRT"

@@ -7,6 +7,9 @@ repo=$1 build=$2 work=$3
 rm -rf "$work" && mkdir -p "$work"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 triage() { BUILD_DIR=$build "$repo/scripts/triage" "$@"; }
+# The same plans on a GPU node as on CI: set and empty, each runtime's visibility variable hides its GPUs, so the
+# GPU binaries run once each, to say why they skip (a real GPU would add pairs and change every count below).
+export CUDA_VISIBLE_DEVICES= HIP_VISIBLE_DEVICES= ROCR_VISIBLE_DEVICES=
 
 # The exporter-importer pairs ("0-1") on which a host case ran, sorted: one launch per pair runs all its cases,
 # each reported on a RESULT line of the pair's log.
@@ -45,7 +48,8 @@ VMR_FAKE_GPUS=3 RESULTS_DIR=$work/ring triage --ring >"$work/ring.out" 2>&1 || f
 [ "$(pairs_of "$work/ring" read | tr '\n' ' ')" = "0-1 1-2 2-0 " ] || fail "--ring pairs: $(pairs_of "$work/ring" read)"
 
 # --pairs: exactly those, and --include-crash adds the self-tests, whose expected verdicts still read OK.
-VMR_FAKE_GPUS=3 RESULTS_DIR=$work/pairs triage --include-crash --pairs 2:0,1:2 -- --timeout 3 >"$work/pairs.out" 2>&1
+# The deadline covers every binary's start: 3 s was too short for a CUDA driver that finds no GPU on a busy node.
+VMR_FAKE_GPUS=3 RESULTS_DIR=$work/pairs triage --include-crash --pairs 2:0,1:2 -- --timeout 8 >"$work/pairs.out" 2>&1
 rc=$?; [ $rc = 0 ] || { cat "$work/pairs.out"; fail "--pairs --include-crash: exit $rc"; }
 for c in read atomics fault hang peer-exit; do
   [ "$(pairs_of "$work/pairs" $c | tr '\n' ' ')" = "1-2 2-0 " ] || fail "--pairs: $c ran on '$(pairs_of "$work/pairs" $c)'"
@@ -108,6 +112,29 @@ triage_before=$(ls "$work/plain" | wc -l)
 RESULTS_DIR=$work/plain triage >"$work/exists.out" 2>&1; rc=$?
 [ $rc = 3 ] || fail "an existing RESULTS_DIR: exit $rc, want 3"
 [ "$(ls "$work/plain" | wc -l)" = "$triage_before" ] || fail "a refused RESULTS_DIR was written into"
+
+# A set but empty visibility variable hides the GPUs the driver lists (here a stand-in nvidia-smi listing 2);
+# unset, the driver's list counts. First triage's own count (whatever is built), then a whole triage.
+mkdir -p "$work/fakebin"
+printf '#!/bin/sh\necho "GPU 0: stand-in (UUID: GPU-0)"\necho "GPU 1: stand-in (UUID: GPU-1)"\n' >"$work/fakebin/nvidia-smi"
+chmod +x "$work/fakebin/nvidia-smi"
+# count BACKEND [env arguments]: what triage's gpu_count says under that environment.
+count() {
+  local backend=$1; shift
+  env "$@" PATH="$work/fakebin:$PATH" bash -c 'source <(sed -n "/^gpu_count() {/,/^}/p" "$1"); gpu_count "$2"' _ \
+    "$repo/scripts/triage" "$backend"
+}
+[ "$(count cuda)" = 0 ] || fail "CUDA_VISIBLE_DEVICES='' counts $(count cuda) GPUs, want 0"
+[ "$(count cuda CUDA_VISIBLE_DEVICES=0,GPU-x)" = 2 ] || fail "CUDA_VISIBLE_DEVICES=0,GPU-x: want 2"
+[ "$(count cuda -u CUDA_VISIBLE_DEVICES)" = 2 ] || fail "CUDA_VISIBLE_DEVICES unset: want the 2 GPUs nvidia-smi lists"
+[ "$(count hip ROCR_VISIBLE_DEVICES=0,1)" = 0 ] || fail "HIP_VISIBLE_DEVICES='' must win over ROCR_VISIBLE_DEVICES"
+[ "$(count hsa -u HIP_VISIBLE_DEVICES ROCR_VISIBLE_DEVICES=0,1,2)" = 3 ] || fail "ROCR_VISIBLE_DEVICES=0,1,2 alone: want 3"
+if awk -F'\t' '$2 == "cuda" && $3 == "yes" { found = 1 } END { exit !found }' "$build/bin/manifest.txt"; then
+  PATH=$work/fakebin:$PATH RESULTS_DIR=$work/hidden triage >"$work/hidden.out" 2>&1
+  grep -q '^backend cuda: 0 GPU(s) visible' "$work/hidden.out" || fail "CUDA_VISIBLE_DEVICES='': $(grep '^backend cuda' "$work/hidden.out")"
+  PATH=$work/fakebin:$PATH RESULTS_DIR=$work/listed BUILD_DIR=$build env -u CUDA_VISIBLE_DEVICES "$repo/scripts/triage" >"$work/listed.out" 2>&1
+  grep -q '^backend cuda: 2 GPUs' "$work/listed.out" || fail "CUDA_VISIBLE_DEVICES unset: $(grep '^backend cuda' "$work/listed.out")"
+fi
 
 # Two triages started together get folders of their own.
 RESULTS_ROOT=$work/root triage >"$work/a.out" 2>&1 &
