@@ -82,10 +82,35 @@ inline Status reserve(size_t size, Reservation* r) {
   return Status::pass();
 }
 
+// A map counts only once the runtime finds it. ROCm 6.2 to 6.4 answer hipSuccess for a map whose
+// hsa_amd_vmem_map failed (clr rocm-6.2.0 hipamd/src/hip_vm.cpp:276; the command only logs it,
+// rocclr/device/rocm/rocvirtual.cpp:2617), and hipMemUnmap of that VA then dereferences a null sub-buffer
+// (hip_vm.cpp:357; rocm-6.3.0 :352): a crash of our own making. hipMemGetAccess looks up only real mappings (no
+// fallback to the reservation, unlike hipMemGetAddressRange and hipPointerGetAttribute; rocdevice.cpp:2520-2523),
+// takes no reference and changes nothing; a mapping without access yet reads as flags 0 (ROCr rocm-6.2.0
+// runtime.cpp:3385-3393). It proves that a mapping starts at va, not that this handle covers [va, va + size).
+// hipErrorInvalidValue, its only "not found", is a FAIL with the Mapping left empty, so nothing unmaps that VA
+// (hipMemRelease and hipMemAddressFree after it do not crash: 6.2 hip_vm.cpp:44-46, :298; 6.3 :47-50, :293); any
+// other error keeps the Mapping, so the map is undone as usual. The message names no bare error code that an
+// expected reason (`~hipMemSetAccess returned ...`) could mistake for its own.
 inline Status map(void* va, size_t size, const Handle& mem, Mapping* m) {
+  int device = 0;
+  VMR_GPU_TRY(hipGetDevice, &device);  // before the map: a map must never be left without its owner
   VMR_GPU_TRY(hipMemMap, va, size, 0, mem.h, 0);
+  hipMemLocation here{};
+  here.type = hipMemLocationTypeDevice;
+  here.id = device;
+  unsigned long long flags = 0;
+  hipError_t found = hipMemGetAccess(&flags, &here, va);
+  (void)hipGetLastError();  // the answer is `found`; 7.x keeps the last error until read, and finish() reads it
+  if (found == hipErrorInvalidValue)
+    return Status::fail(
+        "hipMemMap returned hipSuccess, but hipMemGetAccess finds no mapping at that address: the map did not "
+        "happen (ROCm 6.2 to 6.4 at least report a failed hsa_amd_vmem_map as success); left unmapped, since "
+        "hipMemUnmap of such an address dereferences null there");
   m->va = va;
   m->size = size;
+  if (found != hipSuccess) return Status::fail("after hipMemMap, " + vmr_gpu::gpu_error("hipMemGetAccess", found));
   return Status::pass();
 }
 
@@ -163,7 +188,13 @@ inline std::optional<bool> probe_pointer_form(int device, std::string* note) {
   }
   imported.mem.valid = true;
   Status usable = reserve(g, &imported.range);
-  if (usable.ok()) usable = map(imported.range.va, g, imported.mem, &imported.map);
+  if (usable.ok()) {
+    usable = map(imported.range.va, g, imported.mem, &imported.map);
+    // A map that did not happen leaves, on 6.3/6.4, a sub-buffer that keeps the reservation's entry alive after
+    // hipMemAddressFree (clr rocm-6.3.0 rocclr/platform/memory.cpp:126, :458-462); a later reservation at the
+    // same VA could then crash the cases' hipMemMap. The probe leaks this reservation rather than free it.
+    if (!usable.ok() && !imported.map.va) imported.range.va = nullptr;
+  }
   if (usable.ok()) usable = set_access(imported.range.va, g, {device});
   (void)hipGetLastError();
   if (!usable.ok()) {  // the import took the fd, so the convention is not what failed: inconclusive
