@@ -88,7 +88,7 @@ inline Status reserve(size_t size, Reservation* r) {
 // (hip_vm.cpp:357; rocm-6.3.0 :352): a crash of our own making. hipMemGetAccess looks up only real mappings (no
 // fallback to the reservation, unlike hipMemGetAddressRange and hipPointerGetAttribute; rocdevice.cpp:2520-2523),
 // takes no reference and changes nothing; a mapping without access yet reads as flags 0 (ROCr rocm-6.2.0
-// runtime.cpp:3385-3393). It proves that a mapping starts at va, not that this handle covers [va, va + size).
+// runtime.cpp:3385-3393). It proves that some mapping covers va, not that this handle covers [va, va + size).
 // hipErrorInvalidValue, its only "not found", is a FAIL with the Mapping left empty, so nothing unmaps that VA
 // (hipMemRelease and hipMemAddressFree after it do not crash: 6.2 hip_vm.cpp:44-46, :298; 6.3 :47-50, :293); any
 // other error keeps the Mapping, so the map is undone as usual. The message names no bare error code that an
