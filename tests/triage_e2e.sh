@@ -132,7 +132,7 @@ count() {
 if awk -F'\t' '$2 == "cuda" && $3 == "yes" { found = 1 } END { exit !found }' "$build/bin/manifest.txt"; then
   PATH=$work/fakebin:$PATH RESULTS_DIR=$work/hidden triage >"$work/hidden.out" 2>&1
   grep -q '^backend cuda: 0 GPU(s) visible' "$work/hidden.out" || fail "CUDA_VISIBLE_DEVICES='': $(grep '^backend cuda' "$work/hidden.out")"
-  PATH=$work/fakebin:$PATH RESULTS_DIR=$work/listed BUILD_DIR=$build env -u CUDA_VISIBLE_DEVICES "$repo/scripts/triage" >"$work/listed.out" 2>&1
+  (unset CUDA_VISIBLE_DEVICES; PATH=$work/fakebin:$PATH RESULTS_DIR=$work/listed triage >"$work/listed.out" 2>&1)
   grep -q '^backend cuda: 2 GPUs' "$work/listed.out" || fail "CUDA_VISIBLE_DEVICES unset: $(grep '^backend cuda' "$work/listed.out")"
 fi
 
