@@ -69,7 +69,25 @@ mkfifo idle
 exec 7<>idle
 "$bin" "--vmem-repro-rank=$flag,status=7,ctl=-:7,deadline_ns=9223372036854775000" >out 2>err; rc=$?
 exec 7>&-
-[ $rc = 99 ] && [ $(($(date +%s) - start)) -lt 5 ] && grep -q "not" err || fail "forged ctl fd / deadline: exit $rc"
+[ $rc = 99 ] && [ $(($(date +%s) - start)) -lt 5 ] && grep -q "ctl fd 7 is not a SEQPACKET socket from the launcher" err ||
+  fail "forged ctl fd: exit $rc, stderr: $(cat err)"
+# The deadline check needs real launcher-shaped fds in front of it (a pipe and a SEQPACKET socket), which bash cannot make.
+if command -v python3 >/dev/null; then
+  python3 - "$bin" "$flag" <<'PY' || fail "forged deadline"
+import os, socket, subprocess, sys
+binary, flag = sys.argv[1:3]
+r, w = os.pipe()
+mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+arg = f"--vmem-repro-rank={flag},status={w},ctl=-:{theirs.fileno()},deadline_ns=9223372036854775000"
+try:
+    p = subprocess.run([binary, arg], pass_fds=(w, theirs.fileno()), capture_output=True, text=True, timeout=5)
+except subprocess.TimeoutExpired:
+    sys.exit("a deadline 292 years away was taken: the rank was still waiting after 5 s")
+want = "deadline_ns 9223372036854775000 is not within a day of now"
+if p.returncode != 99 or want not in p.stderr:
+    sys.exit(f"exit {p.returncode}, want 99 and '{want}'; stderr: {p.stderr}")
+PY
+fi
 ok "a forged rank flag: no write to a user's file, no wait for ever (99)"
 
 # 5. Echoes: one line whatever the input; strict numbers; shared devices said; limits.
