@@ -131,6 +131,17 @@ vmr_build_single_files() {
   VMR_BUILT_WITH=single-file
 }
 
+# What a ctest log says, in the forms of CMake 3.25 (Debian 12) and 4.x (which adds each failed test's labels after
+# its status, and writes "100% tests passed out of N" when none failed).
+# The names of the failed tests, one per line (ours have no spaces).
+vmr_ctest_failed() {
+  sed -n '/^The following tests FAILED:/,$p' "$1" | sed -nE 's/^[[:space:]]*[0-9]+ - ([^[:space:]]+) \([^)]*\)([[:space:]].*)?$/\1/p'
+}
+# The summary line ("99% tests passed, 1 tests failed out of 99"); fails when the log has none (ctest did not run).
+vmr_ctest_summary() {
+  grep -m1 -oE '[0-9]+% tests passed(, [0-9]+ tests failed)? out of [0-9]+' "$1"
+}
+
 # The manifest's lines (binary, backend, built, defines, sources; tab-separated), comments left out.
 vmr_manifest() {
   grep -v '^#' "$BUILD_DIR/bin/manifest.txt"
