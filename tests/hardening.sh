@@ -76,7 +76,7 @@ if command -v python3 >/dev/null; then
   python3 - "$bin" "$flag" <<'PY' || fail "forged deadline"
 import os, socket, subprocess, sys
 binary, flag = sys.argv[1:3]
-r, w = os.pipe()
+r, w = os.pipe()  # r stays open: a rank writing its record must not meet a pipe without a reader
 mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
 arg = f"--vmem-repro-rank={flag},status={w},ctl=-:{theirs.fileno()},deadline_ns=9223372036854775000"
 try:
