@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Inside a real-ROCm root (scripts/lib/rocm_root.sh), on a machine with no AMD GPU: every binary of the manifest but
+# the CUDA one must be built, and every AMD binary must list its cases and SKIP each of them with the real runtime's
+# own answer (a call that "returned" something), never PASS, FAIL, CRASH or HARNESS. Usage: amd_binaries_skip.sh BIN
+set -uo pipefail
+bin=${1:?usage: amd_binaries_skip.sh BIN_DIR}
+bad=0
+say() { printf '%s\n' "$*"; }
+while IFS=$'\t' read -r name backend built _; do
+  case "$name" in '#'*) continue ;; esac
+  if [ "$backend" = cuda ]; then
+    say "  $name ($backend): not expected here (no nvcc in the root)"
+    continue
+  fi
+  if [ "$built" != yes ] || [ ! -x "$bin/$name" ]; then
+    say "  $name ($backend): NOT BUILT"
+    bad=1
+    continue
+  fi
+  [ "$backend" = host ] && { say "  $name ($backend): built"; continue; }
+  cases=$("$bin/$name" --list 2>&1)
+  s=$?
+  n=$(printf '%s\n' "$cases" | grep -c '^[a-z]')
+  if [ $s != 0 ] || [ "$n" = 0 ]; then
+    say "  $name ($backend): --list exited $s with no cases: $cases"
+    bad=1
+    continue
+  fi
+  out=$("$bin/$name" --all 2>/dev/null)
+  s=$?
+  results=$(printf '%s\n' "$out" | grep '^RESULT: ')
+  skips=$(printf '%s\n' "$results" | grep -cE "^RESULT: SKIP $name\.[^ ]+ .* returned ")
+  if [ $s = 77 ] && [ "$skips" = "$n" ] && [ "$(printf '%s\n' "$results" | wc -l)" = "$n" ]; then
+    say "  $name ($backend): $n cases, each SKIP: $(printf '%s\n' "$results" | head -n 1 | cut -d' ' -f4-)"
+  else
+    say "  $name ($backend): expected exit 77 and $n SKIPs naming the runtime's answer; got exit $s:"
+    printf '%s\n' "$out" | tail -n $((n + 1)) | sed 's/^/    /'
+    bad=1
+  fi
+done <"$bin/manifest.txt"
+exit $bad
