@@ -2,7 +2,7 @@
 //
 // Every rank owns VMem memory and is a peer of every other rank's:
 //   owner: cuMemCreate (pinned, POSIX-fd handle type) -> cuMemAddressReserve -> cuMemMap
-//          -> cuMemSetAccess (owner and every peer device) -> cuMemExportToShareableHandle
+//          -> cuMemSetAccess (its own device) -> cuMemExportToShareableHandle
 //   peer:  receive the fd (SCM_RIGHTS) -> cuMemImportFromShareableHandle -> reserve -> map -> set access
 // then reads, system-scope atomics, and the power-of-two allocator's remap life cycle. A ROCm bug report is
 // stronger when the same scenario, written the same way, passes here.
@@ -37,12 +37,13 @@ struct RankState {
   size_t granule = 0;  // cuMemGetAllocationGranularity, minimum
 } rank_state;
 
-// Owner: memory on this rank's device, mapped, accessible to every rank's device, exported as a POSIX fd.
+// Owner: memory on this rank's device, mapped, accessible to its device only (each importer grants its own, in its
+// own process), exported as a POSIX fd.
 Status allocate_exported(RankContext& ctx, size_t size, Block* b, UniqueFd* fd) {
   VMR_TRY(vmr_cuda::create(ctx.device(), size, &b->mem));
   VMR_TRY(vmr_cuda::reserve(size, &b->range));
   VMR_TRY(vmr_cuda::map(b->range.va, size, b->mem, &b->map));
-  VMR_TRY(vmr_cuda::set_access(b->range.va, size, ctx.devices()));
+  VMR_TRY(vmr_cuda::set_access(b->range.va, size, {ctx.device()}));
   return vmr_cuda::export_fd(b->mem, fd);
 }
 
@@ -240,7 +241,7 @@ Status case_remap(RankContext& ctx) {
   ctx.phase_done("setup");
 
   const int reused = 2;
-  maps[reused].reset();
+  VMR_TRY(vmr_cuda::unmap(&maps[reused]));  // checked: new memory goes at this VA next
   mem[reused].reset();
   VMR_TRY(vmr_cuda::create(ctx.device(), g, &mem[reused]));
   VMR_TRY(vmr_cuda::map(range.at(reused * g), g, mem[reused], &maps[reused]));
@@ -342,18 +343,18 @@ Status case_peer_reimport(RankContext& ctx) {
 
   // Generation 2: the owner renews its block at the same VA and stamps word 0 with the generation.
   const u64 generation = 2;
-  own.map.reset();
+  VMR_TRY(vmr_cuda::unmap(&own.map));  // checked: new memory goes at this VA next
   own.mem.reset();
   VMR_TRY(vmr_cuda::create(ctx.device(), size, &own.mem));
   VMR_TRY(vmr_cuda::map(own.range.va, size, own.mem, &own.map));
-  VMR_TRY(vmr_cuda::set_access(own.range.va, size, ctx.devices()));
+  VMR_TRY(vmr_cuda::set_access(own.range.va, size, {ctx.device()}));
   VMR_TRY(zero_words(own.span(), 0, own.span().words));
   VMR_TRY(store_word(own.span(), 0, generation));
   VMR_TRY(vmr_cuda::export_fd(own.mem, &fd));
   const std::string announced = "generation " + std::to_string(generation);
   VMR_TRY(ctx.mesh().share_fd(fd.get(), announced, [&](int j, int peer_fd, const std::string& note) {
     if (note != announced) return Status::harness("rank " + std::to_string(j) + " announced '" + note + "'");
-    peers[j].map.reset();  // the stale mapping goes; the VA range stays ours
+    VMR_TRY(vmr_cuda::unmap(&peers[j].map));  // the stale mapping goes (checked); the VA range stays ours
     VMR_TRY(vmr_cuda::import_block(ctx.device(), peer_fd, size, &peers[j]));
     // The new mapping must show the owner's stamp: a bounded wait, never a hung GPU.
     return wait_for_stamp(peers[j].span(), generation, "rank " + std::to_string(j) + "'s");
@@ -385,7 +386,7 @@ Status write_through_unmapped(RankContext& ctx) {
   VMR_TRY(vmr_cuda::reserve(g, &b.range));
   VMR_TRY(vmr_cuda::map(b.range.va, g, b.mem, &b.map));
   VMR_TRY(vmr_cuda::set_access(b.range.va, g, {ctx.device()}));
-  b.map.reset();  // unmapped; the VA stays reserved
+  VMR_TRY(vmr_cuda::unmap(&b.map));  // unmapped (checked); the VA stays reserved
   // The one launch that bypasses the footprint guard on purpose: the guard would (rightly) refuse it.
   k_store<<<1, 1>>>(b.ptr(), 1);
   VMR_TRY(finish("k_store through an unmapped VA"));

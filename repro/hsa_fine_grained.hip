@@ -3,9 +3,12 @@
 // hipMemCreate always takes the coarse-grained pool, and system-scope atomics on coarse memory imported by another
 // process fault the GPU. Allocating with HSA directly, from the agent's fine-grained pool, is the workaround:
 //   owner: hsa_amd_vmem_handle_create(fine pool) -> hsa_amd_vmem_address_reserve -> hsa_amd_vmem_map
-//          -> hsa_amd_vmem_set_access (owner and every peer agent) -> hsa_amd_vmem_export_shareable_handle
+//          -> hsa_amd_vmem_set_access (its own agent) -> hsa_amd_vmem_export_shareable_handle
 //   peer:  receive the dma-buf fd (SCM_RIGHTS) -> hsa_amd_vmem_import_shareable_handle -> reserve -> map
-//          -> set_access -> kernels read it and add into it at system scope
+//          -> set_access (its own agent) -> kernels read it and add into it at system scope
+// Each process grants only its own agent: an owner that also granted the peers' agents would add a P2P import in
+// its own process (ROCR rocm-6.2.0 src/core/runtime/runtime.cpp:3213-3231), and a failure there would be blamed
+// on the owner instead of on the peer's import.
 // The grain is fixed at allocation: importers only map, so the exporter's pool decides what peers' atomics do.
 #include <hip/hip_runtime.h>
 
@@ -28,23 +31,22 @@ using vmr_hsa::Block;
 
 // What describe() learns once per rank and every case uses.
 struct RankState {
-  vmr_amd::Env amd;  // every rank's agent, this agent's pools
+  vmr_amd::Env amd;  // this rank's agent and its pools
 } rank_state;
 
-// Owner: memory from `pool` mapped into a VA of ours, accessible to every rank's agent, exported as a dma-buf fd.
+// Owner: memory from `pool` mapped into a VA of ours, accessible to our agent, exported as a dma-buf fd.
 Status allocate_exported(const vmr_amd::PoolInfo& pool, size_t size, Block* b, UniqueFd* fd) {
   VMR_TRY(vmr_hsa::create(pool.pool, size, &b->mem));
   VMR_TRY(vmr_hsa::reserve(size, &b->range));
   VMR_TRY(vmr_hsa::map(b->range.va, size, b->mem, &b->map));
-  VMR_TRY(vmr_hsa::set_access(b->range.va, size, rank_state.amd.agents));
+  VMR_TRY(vmr_hsa::set_access(b->range.va, size, {rank_state.amd.agent}));
   return vmr_hsa::export_fd(b->mem, fd);
 }
 
 // Every rank sends its fd to every other rank and imports every other rank's memory.
 Status exchange(RankContext& ctx, const UniqueFd& own_fd, size_t size, std::vector<Block>* peers) {
-  return import_from_peers(ctx, own_fd.get(), peers, [&](int fd, Block* b) {
-    return vmr_hsa::import_block(rank_state.amd.agents[ctx.rank()], fd, size, b);
-  });
+  return import_from_peers(ctx, own_fd.get(), peers,
+                           [&](int fd, Block* b) { return vmr_hsa::import_block(rank_state.amd.agent, fd, size, b); });
 }
 
 // The pool a case allocates from; every rank must have it, else all SKIP with the reason.

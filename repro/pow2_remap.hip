@@ -49,12 +49,13 @@ Status describe(RankContext& ctx) {
   return Status::pass();
 }
 
-// Owner: memory on this rank's device, mapped, accessible to every rank's device, exported as a dma-buf fd.
+// Owner: memory on this rank's device, mapped, accessible to its device only (each importer grants its own, in its
+// own process), exported as a dma-buf fd.
 Status allocate_exported(RankContext& ctx, size_t size, Block* b, UniqueFd* fd) {
   VMR_TRY(vmr_hip::create(ctx.device(), kType, size, &b->mem));
   VMR_TRY(vmr_hip::reserve(size, &b->range));
   VMR_TRY(vmr_hip::map(b->range.va, size, b->mem, &b->map));
-  VMR_TRY(vmr_hip::set_access(b->range.va, size, ctx.devices()));
+  VMR_TRY(vmr_hip::set_access(b->range.va, size, {ctx.device()}));
   return vmr_hip::export_fd(b->mem, fd);
 }
 
@@ -83,7 +84,7 @@ Status case_remap(RankContext& ctx) {
   ctx.phase_done("setup");
 
   const int reused = 2;
-  maps[reused].reset();
+  VMR_TRY(vmr_hip::unmap(&maps[reused]));  // checked: new memory goes at this VA next
   mem[reused].reset();
   VMR_TRY(vmr_hip::create(ctx.device(), kType, g, &mem[reused]));
   VMR_TRY(vmr_hip::map(range.at(reused * g), g, mem[reused], &maps[reused]));
@@ -186,18 +187,18 @@ Status case_peer_reimport(RankContext& ctx) {
 
   // Generation 2: the owner renews its block at the same VA and stamps word 0 with the generation.
   const u64 generation = 2;
-  own.map.reset();
+  VMR_TRY(vmr_hip::unmap(&own.map));  // checked: new memory goes at this VA next
   own.mem.reset();
   VMR_TRY(vmr_hip::create(ctx.device(), kType, size, &own.mem));
   VMR_TRY(vmr_hip::map(own.range.va, size, own.mem, &own.map));
-  VMR_TRY(vmr_hip::set_access(own.range.va, size, ctx.devices()));
+  VMR_TRY(vmr_hip::set_access(own.range.va, size, {ctx.device()}));
   VMR_TRY(zero_words(own.span(), 0, own.span().words));
   VMR_TRY(store_word(own.span(), 0, generation));
   VMR_TRY(vmr_hip::export_fd(own.mem, &fd));
   const std::string announced = "generation " + std::to_string(generation);
   VMR_TRY(ctx.mesh().share_fd(fd.get(), announced, [&](int j, int peer_fd, const std::string& note) {
     if (note != announced) return Status::harness("rank " + std::to_string(j) + " announced '" + note + "'");
-    peers[j].map.reset();  // the stale mapping goes; the VA range stays ours
+    VMR_TRY(vmr_hip::unmap(&peers[j].map));  // the stale mapping goes (checked); the VA range stays ours
     VMR_TRY(vmr_hip::import_block(ctx.device(), peer_fd, size, &peers[j]));
     // The new mapping must show the owner's stamp: a bounded wait, never a hung GPU.
     return wait_for_stamp(peers[j].span(), generation, "rank " + std::to_string(j) + "'s");

@@ -1,6 +1,10 @@
 // The AMD runtime conventions decided at run time (amd/amd_rules.h), for the releases a user may run.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <functional>
+#include <optional>
+
 #include "amd/amd_rules.h"
 
 using namespace vmr_amd;
@@ -68,6 +72,13 @@ TEST(AmdRules, RocmReleaseFromTheInstallElseTheRuntime) {
   EXPECT_NE(source.find("major.minor"), std::string::npos);
   EXPECT_EQ(rocm_release("", kHip71, &source), "7.1");
   EXPECT_EQ(rocm_release("7", kHip71, &source), "7.1");  // one bare number is not a release
+  // Nightlies and TheRock builds (rocm-systems#11185): the pre-release is kept whole, a build number dropped.
+  constexpr int kHip715 = 71500027, kHip714 = 71460850;  // HIP_VERSION of 7.15 and 7.14 builds
+  EXPECT_EQ(rocm_release("7.15.0a20260727", kHip715, &source), "7.15.0a20260727");
+  EXPECT_NE(source.find(".info/version"), std::string::npos) << source;
+  EXPECT_EQ(rocm_release("7.14.60850", kHip714, &source), "7.14");
+  EXPECT_NE(source.find("build number"), std::string::npos) << source;
+  EXPECT_EQ(rocm_release("7.14.2", kHip714, &source), "7.14.2");  // a patch release keeps its third field
   // A version file of another install than the HIP runtime loaded does not count.
   EXPECT_EQ(rocm_release("6.4.1-120", kHip70, &source), "7.0");
   EXPECT_NE(source.find("another install"), std::string::npos) << source;
@@ -93,4 +104,136 @@ TEST(AmdRules, MissingCodeObjectNamesArchBuildAndFlag) {
   EXPECT_NE(why.find("no code object for gfx942 (built for gfx90a)"), std::string::npos) << why;
   EXPECT_NE(why.find("-DCMAKE_HIP_ARCHITECTURES=gfx942"), std::string::npos) << why;
   EXPECT_NE(missing_code_object("gfx950", "").find("built for nothing"), std::string::npos);
+}
+
+// --- HIP device <-> HSA agent pairing on fixture topologies ---------------------------------------------------------
+
+namespace {
+std::string uuid_of(int gpu) {  // "GPU-" + 16 hex digits, as HSA_AMD_AGENT_INFO_UUID gives them
+  char u[32];
+  std::snprintf(u, sizeof u, "GPU-%016x", 0x5a00 + gpu);
+  return u;
+}
+// The HIP device of agent `a` as CLR reports it: the bus id from the BDFID's low 16 bits, the agent's UUID.
+HipDeviceId hip_view(const GpuAgentId& a) {
+  char b[32];
+  const uint32_t bdf = a.bdfid & 0xffff;
+  std::snprintf(b, sizeof b, "%04x:%02x:%02x.%x", a.domain, bdf >> 8, (bdf >> 3) & 0x1f, bdf & 7);
+  return {b, a.uuid};
+}
+// Pairs every listed agent's HIP view; the allocation owner, when asked, is `owner` (counting the asks).
+std::vector<size_t> paired(const std::vector<GpuAgentId>& agents, const std::vector<size_t>& devices,
+                           std::vector<std::string>* how = nullptr, int* asked = nullptr,
+                           std::function<std::optional<size_t>(size_t)> owner = nullptr) {
+  std::vector<size_t> out;
+  for (size_t d : devices) {
+    size_t agent = 99;
+    std::string way;
+    vmr::Status s = pair_device_with_agent(
+        hip_view(agents[d]), agents,
+        [&]() -> std::optional<size_t> {
+          if (asked) ++*asked;
+          return owner ? owner(d) : std::nullopt;
+        },
+        &agent, &way);
+    EXPECT_TRUE(s.ok()) << s.detail;
+    out.push_back(agent);
+    if (how) how->push_back(way);
+  }
+  return out;
+}
+}  // namespace
+
+TEST(AgentPairing, UuidTextFromHipBytes) {
+  const char bytes[16] = {'0', '0', '0', '0', '0', '0', '0', '0', '0', '0', '0', '0', '5', 'a', '0', '3'};
+  EXPECT_EQ(hip_uuid_text(bytes), uuid_of(3));
+  const char none[16] = {};
+  EXPECT_EQ(hip_uuid_text(none), "");
+}
+
+TEST(AgentPairing, Mi250xEightGcdsEachOnItsOwnPciFunction) {
+  std::vector<GpuAgentId> agents;
+  for (uint32_t bus : {0x29u, 0x2cu, 0x2fu, 0x32u, 0xa9u, 0xacu, 0xafu, 0xb2u})
+    agents.push_back({0, bus << 8, uuid_of(int(agents.size()))});
+  int asked = 0;
+  std::vector<std::string> how;
+  EXPECT_EQ(paired(agents, {0, 1, 2, 3, 4, 5, 6, 7}, &how, &asked), (std::vector<size_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(how[4], "PCI location, UUID agrees");
+  // HIP_VISIBLE_DEVICES=6,2 (HIP only) changes nothing: each device names its own location.
+  EXPECT_EQ(paired(agents, {6, 2}, nullptr, &asked), (std::vector<size_t>{6, 2}));
+  EXPECT_EQ(asked, 0);  // no allocation made where the location decides
+}
+
+TEST(AgentPairing, Mi300xSpxEightAgentsAndDomainsApart) {
+  std::vector<GpuAgentId> agents;
+  for (uint32_t bus : {0x05u, 0x25u, 0x45u, 0x65u, 0x85u, 0xa5u, 0xc5u, 0xe5u})
+    agents.push_back({0, bus << 8, uuid_of(int(agents.size()))});
+  agents[7].domain = 1;  // the same BDF in another PCI domain is another GPU
+  agents.push_back({0, 0xe5u << 8, uuid_of(8)});
+  EXPECT_EQ(paired(agents, {0, 1, 2, 3, 4, 5, 6, 7, 8}), (std::vector<size_t>{0, 1, 2, 3, 4, 5, 6, 7, 8}));
+}
+
+// CPX: 8 agents behind one PCI device. Kernels since 2023 put the partition index in the function bits (each bus id
+// differs); the layout rocm-smi-lib decodes puts it in BDFID bits 28-31, where all eight share one bus id.
+TEST(AgentPairing, Mi300xCpxPartitionsInTheFunctionBits) {
+  std::vector<GpuAgentId> agents;
+  for (uint32_t p = 0; p < 8; ++p) agents.push_back({0, 0xc100u | p, uuid_of(0)});  // one UUID for the GPU
+  EXPECT_EQ(paired(agents, {0, 1, 2, 3, 4, 5, 6, 7}), (std::vector<size_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(paired(agents, {5}), (std::vector<size_t>{5}));
+}
+
+TEST(AgentPairing, Mi300xCpxSameBdfSiblingsByUuidElseByAllocationOwner) {
+  std::vector<GpuAgentId> agents;
+  for (uint32_t p = 0; p < 8; ++p) agents.push_back({0, p << 28 | 0xc100u, uuid_of(int(p))});
+  agents.push_back({0, 0x0500u, uuid_of(9)});  // another GPU after them
+  std::vector<std::string> how;
+  int asked = 0;
+  // Per-partition UUIDs (kernels from 2025): the UUID decides, HIP_VISIBLE_DEVICES=5,2 included.
+  EXPECT_EQ(paired(agents, {5, 2, 8}, &how, &asked), (std::vector<size_t>{5, 2, 8}));
+  EXPECT_EQ(how[0], "PCI location and UUID (8 agents there)");
+  EXPECT_EQ(asked, 0);
+  // One UUID for the whole GPU (older kernels): the owner of an allocation on the device decides.
+  for (size_t p = 0; p < 8; ++p) agents[p].uuid = uuid_of(0);
+  how.clear();
+  EXPECT_EQ(paired(agents, {3, 6}, &how, &asked, [](size_t d) { return std::optional<size_t>(d); }),
+            (std::vector<size_t>{3, 6}));
+  EXPECT_EQ(asked, 2);
+  EXPECT_NE(how[1].find("owner of an allocation"), std::string::npos) << how[1];
+  // No UUID at all ("GPU-XX"): the owner again.
+  for (size_t p = 0; p < 8; ++p) agents[p].uuid = "GPU-XX";
+  EXPECT_EQ(paired(agents, {7}, nullptr, nullptr, [](size_t d) { return std::optional<size_t>(d); }),
+            (std::vector<size_t>{7}));
+}
+
+TEST(AgentPairing, WhatNothingTellsApartIsHarness) {
+  std::vector<GpuAgentId> agents{{0, 0xc100u, uuid_of(0)}, {0, 0xc200u, uuid_of(1)}};
+  for (uint32_t p = 0; p < 4; ++p) agents.push_back({0, p << 28 | 0xd100u, uuid_of(5)});
+  size_t agent = 0;
+  std::string how;
+  auto harness = [&](const HipDeviceId& device, std::optional<size_t> owner = std::nullopt) {
+    vmr::Status s = pair_device_with_agent(
+        device, agents, [&] { return owner; }, &agent, &how);
+    EXPECT_EQ(s.verdict, vmr::Verdict::Harness) << s.detail;
+    return s.detail;
+  };
+  EXPECT_NE(harness({"0000:c3:00.0", ""}).find("matches no HSA GPU agent"), std::string::npos);
+  EXPECT_NE(harness({"0001:c1:00.0", ""}).find("the HIP device at 0001:c1:00.0"), std::string::npos);
+  EXPECT_NE(harness({"0000:c1:00.0", uuid_of(7)}).find("the only HSA GPU agent there (BDFID 0xc100) has"),
+            std::string::npos);
+  EXPECT_NE(harness({"c1:00.0", ""}).find("not a PCI bus id"), std::string::npos);
+  // Four siblings with one UUID: no owner, or an owner elsewhere, tells them apart.
+  EXPECT_NE(harness({"0000:d1:00.0", uuid_of(5)}).find("4 HSA GPU agents share that PCI location"), std::string::npos);
+  EXPECT_NE(harness({"0000:d1:00.0", ""}, 1).find("agent 1, lie among them"), std::string::npos);
+}
+
+TEST(AmdRules, VmmUnsupportedSkipsNamingTheAttribute) {
+  EXPECT_TRUE(vmm_support(0, 1, nullptr).ok());
+  vmr::Status off = vmm_support(3, 0, nullptr);
+  EXPECT_EQ(off.verdict, vmr::Verdict::Skip);
+  EXPECT_NE(off.detail.find("hipDeviceAttributeVirtualMemoryManagementSupported is 0 on device 3"), std::string::npos)
+      << off.detail;
+  EXPECT_NE(off.detail.find("ioctl 1.15"), std::string::npos) << off.detail;
+  // HIP_VMEM_MANAGE_SUPPORT=0 zeroes the attribute, not hipMemCreate: no reason to skip.
+  EXPECT_TRUE(vmm_support(0, 0, "0").ok());
+  EXPECT_EQ(vmm_support(0, 0, "1").verdict, vmr::Verdict::Skip);
 }

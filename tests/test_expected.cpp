@@ -67,10 +67,45 @@ TEST(Expected, VersionComparison) {
   EXPECT_EQ(c, 1);
   ASSERT_TRUE(compare_versions("6.2", "6.2.0", &c));
   EXPECT_EQ(c, 0);
+  ASSERT_TRUE(compare_versions("7.0", "7.0.2", &c));  // the README's example: a missing field is 0
+  EXPECT_EQ(c, -1);
   EXPECT_FALSE(compare_versions("gfx942", "7", &c));
   EXPECT_FALSE(condition_holds("arch>=gfx90a", {{"arch", "gfx942"}}));
   EXPECT_TRUE(condition_holds("arch=gfx942", {{"arch", "gfx942"}}));
   EXPECT_TRUE(condition_holds("arch!=gfx90a", {{"arch", "gfx942"}}));
+}
+
+// Nightly and TheRock-era strings (rocm-systems#11185): 7.15.0a20260727 is a pre-release of 7.15.0.
+TEST(Expected, PreReleaseVersionsOrderBelowTheirRelease) {
+  const char* nightly = "7.15.0a20260727";
+  auto cmp_of = [](std::string_view a, std::string_view b) {
+    int c = 9;
+    EXPECT_TRUE(compare_versions(a, b, &c)) << a << " vs " << b;
+    return c;
+  };
+  EXPECT_EQ(cmp_of(nightly, "7.15.0"), -1);
+  EXPECT_EQ(cmp_of(nightly, "7.15"), -1);
+  EXPECT_EQ(cmp_of("7.15", nightly), 1);
+  EXPECT_EQ(cmp_of(nightly, "7.14.60850"), 1);
+  EXPECT_EQ(cmp_of(nightly, "7.14.9"), 1);
+  EXPECT_EQ(cmp_of(nightly, nightly), 0);
+  EXPECT_EQ(cmp_of(nightly, "7.15.0a20260801"), -1);
+  EXPECT_EQ(cmp_of("7.15.0a9", "7.15.0b1"), -1);
+  EXPECT_EQ(cmp_of("7.15.0rc1", "7.15.0b9"), 1);
+  EXPECT_EQ(cmp_of("7.15.0rc", "7.15.0rc1"), -1);
+  int c = 0;
+  for (const char* bad : {"7.15.0x1", "7.15.0-1", "7..1", "7.a1", "7.15.0a1b"})
+    EXPECT_FALSE(compare_versions(bad, "7.15", &c)) << bad;
+  const Facts node{{"rocm_release", nightly}};
+  EXPECT_TRUE(condition_holds("rocm_release<7.15", node));
+  EXPECT_TRUE(condition_holds("rocm_release<7.15.0", node));
+  EXPECT_TRUE(condition_holds("rocm_release>7.14", node));
+  EXPECT_TRUE(condition_holds("rocm_release>=7.14.60850", node));
+  EXPECT_TRUE(condition_holds("rocm_release!=7.15.0", node));
+  EXPECT_TRUE(condition_holds("rocm_release<=7.15.0a20260727", node));
+  EXPECT_FALSE(condition_holds("rocm_release>=7.15", node));
+  EXPECT_FALSE(condition_holds("rocm_release=7.15.0", node));
+  EXPECT_FALSE(condition_holds("rocm_release<=7.14.99", node));
 }
 
 namespace {

@@ -29,14 +29,14 @@ struct AgentPools {
 };
 
 struct Env {
-  int hip_version = 0;              // hipRuntimeGetVersion: HIP_VERSION of the runtime that runs (amd/amd_rules.h)
-  std::string rocm_release;         // reported as rocm_release: what the expected table's conditions compare
-  std::vector<hsa_agent_t> agents;  // the HSA agent of every rank's device (ctx.devices())
-  AgentPools pools;                 // this rank's agent
+  int hip_version = 0;       // hipRuntimeGetVersion: HIP_VERSION of the runtime that runs (amd/amd_rules.h)
+  std::string rocm_release;  // reported as rocm_release: what the expected table's conditions compare
+  hsa_agent_t agent{};       // the HSA agent of this rank's device
+  AgentPools pools;          // this rank's agent's
 };
 
 // Reports the facts above with ctx.info() and fills *out. SKIPs with the runtime's own answer where there is no AMD
-// GPU, too few GPUs or no HSA agent for a device; HARNESS where this build has no code object for the device.
+// GPU or too few GPUs; HARNESS where this build has no code object for the device or no HSA agent pairs with it.
 Status describe_rank(RankContext& ctx, Env* out);
 Status agent_pools(hsa_agent_t agent, AgentPools* out);
 std::string describe_pools(const AgentPools& p);

@@ -8,12 +8,14 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "amd/amd_env.h"
 #include "amd/amd_rules.h"
 #include "amd/hsa_api.h"
 #include "gpu/gpu_errors.h"
+#include "harness/scope_guard.h"
 
 namespace vmr_amd {
 
@@ -66,41 +68,73 @@ std::string rocm_info_version_path() {
   return std::string(rocm_path && *rocm_path ? rocm_path : "/opt/rocm") + "/.info/version";
 }
 
-struct AgentMatch {
-  uint32_t bdf, domain;
-  hsa_agent_t agent;
-  bool found;
-};
-
-hsa_status_t match_agent(hsa_agent_t agent, void* data) {
-  auto* m = static_cast<AgentMatch*>(data);
+hsa_status_t collect_gpu_agent(hsa_agent_t agent, void* data) {
+  auto* out = static_cast<std::vector<std::pair<hsa_agent_t, GpuAgentId>>*>(data);
   hsa_device_type_t type;
   if (hsa_agent_get_info(agent, HSA_AGENT_INFO_DEVICE, &type) != HSA_STATUS_SUCCESS || type != HSA_DEVICE_TYPE_GPU)
     return HSA_STATUS_SUCCESS;
-  uint32_t bdf = 0, domain = 0;
-  hsa_agent_get_info(agent, static_cast<hsa_agent_info_t>(HSA_AMD_AGENT_INFO_BDFID), &bdf);
-  hsa_agent_get_info(agent, static_cast<hsa_agent_info_t>(HSA_AMD_AGENT_INFO_DOMAIN), &domain);
-  if (bdf != m->bdf || domain != m->domain) return HSA_STATUS_SUCCESS;
-  m->agent = agent;
-  m->found = true;
-  return HSA_STATUS_INFO_BREAK;
+  GpuAgentId id;
+  char uuid[64] = {};  // "GPU-" + 16 hex digits + NUL fits in 21 bytes
+  hsa_agent_get_info(agent, static_cast<hsa_agent_info_t>(HSA_AMD_AGENT_INFO_BDFID), &id.bdfid);
+  hsa_agent_get_info(agent, static_cast<hsa_agent_info_t>(HSA_AMD_AGENT_INFO_DOMAIN), &id.domain);
+  hsa_agent_get_info(agent, static_cast<hsa_agent_info_t>(HSA_AMD_AGENT_INFO_UUID), uuid);
+  id.uuid = uuid;
+  out->emplace_back(agent, id);
+  return HSA_STATUS_SUCCESS;
 }
 
-// HIP numbers devices, HSA has agents: the same GPU is the one at the same PCI location.
-Status agent_for_device(int device, hsa_agent_t* agent, uint32_t* bdf, uint32_t* domain) {
+// The agent that owns a small allocation made on the current HIP device: what tells apart agents that share one
+// PCI location (hsa_amd_pointer_info's agentOwner is the agent of the pool the allocation came from).
+std::optional<size_t> owner_of_allocation(const std::vector<std::pair<hsa_agent_t, GpuAgentId>>& agents) {
+  void* p = nullptr;
+  if (hipMalloc(&p, 4096) != hipSuccess) {
+    (void)hipGetLastError();
+    return std::nullopt;
+  }
+  vmr::ScopeExit free_it([&] { (void)hipFree(p); });
+  hsa_amd_pointer_info_t info{};
+  info.size = sizeof info;
+  if (hsa_amd_pointer_info(p, &info, nullptr, nullptr, nullptr) != HSA_STATUS_SUCCESS) return std::nullopt;
+  for (size_t a = 0; a < agents.size(); ++a)
+    if (agents[a].first.handle == info.agentOwner.handle) return a;
+  return std::nullopt;
+}
+
+// The HSA agent of HIP device `device` (the current one), paired by amd_rules' pair_device_with_agent: a
+// partitioned MI300X has several agents behind one PCI device.
+Status agent_for_device(int device, hsa_agent_t* agent, uint32_t* bdfid, uint32_t* domain, std::string* how) {
   char bus_id[32] = {};
   VMR_GPU_TRY(hipDeviceGetPCIBusId, bus_id, int(sizeof bus_id), device);
-  AgentMatch m{0, 0, {}, false};
-  if (!parse_pci_bus_id(bus_id, &m.domain, &m.bdf))
-    return Status::fail("hipDeviceGetPCIBusId(" + std::to_string(device) + ") gave '" + bus_id +
-                        "', not a PCI bus id (domain:bus:device.function)");
-  hsa_status_t s = hsa_iterate_agents(match_agent, &m);
-  if (s != HSA_STATUS_SUCCESS && s != HSA_STATUS_INFO_BREAK) return Status::fail(hsa_error("hsa_iterate_agents", s));
-  if (!m.found) return Status::skip("no HSA GPU agent at the PCI location of HIP device " + std::to_string(device));
-  *agent = m.agent;
-  *bdf = m.bdf;
-  *domain = m.domain;
+  HipDeviceId me{bus_id, ""};
+  hipUUID uuid{};
+  if (hipDeviceGetUuid(&uuid, device) == hipSuccess) me.uuid = hip_uuid_text(uuid.bytes);
+  (void)hipGetLastError();  // a device without a UUID is no error of the next call
+  std::vector<std::pair<hsa_agent_t, GpuAgentId>> found;
+  hsa_status_t s = hsa_iterate_agents(collect_gpu_agent, &found);
+  if (s != HSA_STATUS_SUCCESS) return Status::fail(hsa_error("hsa_iterate_agents", s));
+  std::vector<GpuAgentId> agents;
+  for (const auto& f : found) agents.push_back(f.second);
+  size_t chosen = 0;
+  std::string way;
+  VMR_TRY(pair_device_with_agent(
+      me, agents, [&] { return owner_of_allocation(found); }, &chosen, &way));
+  *agent = found[chosen].first;
+  *bdfid = found[chosen].second.bdfid;
+  *domain = found[chosen].second.domain;
+  *how = "HSA GPU agent " + std::to_string(chosen) + " of " + std::to_string(found.size()) + " by " + way;
   return Status::pass();
+}
+
+// An attribute file of the PCI device (amdgpu's partition modes): at the bus id itself, else at function 0 of the
+// same device, since a partition's bus id carries its index in the function bits and is no PCI function of its own.
+std::string pci_attribute(const std::string& bus_id, const std::string& name) {
+  std::string path = "/sys/bus/pci/devices/" + bus_id + "/" + name;
+  std::ifstream f(path);
+  if (!f && bus_id.size() > 2)
+    f.open(path = "/sys/bus/pci/devices/" + bus_id.substr(0, bus_id.size() - 1) + "0/" + name);
+  std::string line;
+  if (!f || !std::getline(f, line)) return "unavailable (no " + name + " for this PCI device)";
+  return line;
 }
 
 hsa_status_t collect_pool(hsa_amd_memory_pool_t pool, void* data) {
@@ -208,14 +242,13 @@ Status describe_rank(RankContext& ctx, Env* out) {
   ctx.info("pci_bus_id", bus);
 
   VMR_HSA_TRY(hsa_init);
-  out->agents.assign(ctx.ranks(), hsa_agent_t{});
-  uint32_t bdf = 0, domain = 0;
-  for (int j = 0; j < ctx.ranks(); ++j) {
-    uint32_t b, d;
-    VMR_TRY(agent_for_device(ctx.devices()[j], &out->agents[j], &b, &d));
-    if (j == ctx.rank()) bdf = b, domain = d;
-  }
-  hsa_agent_t me = out->agents[ctx.rank()];
+  uint32_t bdfid = 0, domain = 0;
+  std::string how;
+  VMR_TRY(agent_for_device(ctx.device(), &out->agent, &bdfid, &domain, &how));
+  ctx.info("hsa_agent", how);
+  ctx.info("compute_partition", pci_attribute(bus, "current_compute_partition"));
+  ctx.info("memory_partition", pci_attribute(bus, "current_memory_partition"));
+  hsa_agent_t me = out->agent;
   char name[64] = {}, uuid[64] = {};
   hsa_agent_get_info(me, HSA_AGENT_INFO_NAME, name);
   hsa_agent_get_info(me, static_cast<hsa_agent_info_t>(HSA_AMD_AGENT_INFO_UUID), uuid);
@@ -228,7 +261,7 @@ Status describe_rank(RankContext& ctx, Env* out) {
   bool have_sdma = hsa_agent_get_info(me, static_cast<hsa_agent_info_t>(0xA109), &sdma_ucode) == HSA_STATUS_SUCCESS;
   ctx.info("firmware", "cp " + (have_cp ? std::to_string(cp_ucode) : std::string("unknown")) + ", sdma " +
                            (have_sdma ? std::to_string(sdma_ucode) : std::string("unknown")));
-  ctx.info("kfd_hive_id", kfd_property(bdf, domain, "hive_id"));
+  ctx.info("kfd_hive_id", kfd_property(bdfid, domain, "hive_id"));
   ctx.info("hsa_amd_interface_headers",
            std::to_string(HSA_AMD_INTERFACE_VERSION_MAJOR) + "." + std::to_string(HSA_AMD_INTERFACE_VERSION_MINOR));
   ctx.info("hsa_amd_interface_runtime", system_info<uint16_t>(vmr_hsa::kHsaSystemInfoExtVersionMajor) + "." +

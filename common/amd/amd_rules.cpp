@@ -1,6 +1,8 @@
 #include "amd/amd_rules.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <regex>
 
 #include "harness/expected.h"
@@ -13,22 +15,28 @@ std::string hip_version_text(int v) {
 }
 
 std::string rocm_release(const std::string& info_version_line, int hip_version, std::string* source) {
-  size_t n = 0;
-  while (n < info_version_line.size() &&
-         (std::isdigit(static_cast<unsigned char>(info_version_line[n])) || (info_version_line[n] == '.' && n > 0)))
-    ++n;
-  std::string leading = info_version_line.substr(0, n);
-  while (!leading.empty() && leading.back() == '.') leading.pop_back();
+  // "7.0.2.1-69~22.04" -> "7.0.2.1"; "7.15.0a20260727" (a nightly) stays whole: it is a pre-release of 7.15.0.
+  static const std::regex kLeading("^[0-9]+(\\.[0-9]+((a|b|rc)[0-9]*)?)+");
+  std::smatch m;
+  std::string leading = std::regex_search(info_version_line, m, kLeading) ? m.str(0) : "";
+  std::string note;
+  // "7.14.60850": a third field of more than three digits is a build number (HIP's own, as in hip_version), not
+  // a patch release; the release is 7.14.
+  auto fields = vmr::split(leading, '.');
+  if (fields.size() >= 3 && fields[2].size() > 3 &&
+      fields[2].find_first_not_of("0123456789") == std::string_view::npos) {
+    note = " (its third field " + std::string(fields[2]) + " is a build number)";
+    leading = std::string(fields[0]) + "." + std::string(fields[1]);
+  }
   const std::string runtime = std::to_string(hip_version / 10000000) + "." + std::to_string(hip_version / 100000 % 100);
   const bool same_release = leading.rfind(runtime + ".", 0) == 0 || leading == runtime;
-  if (leading.find('.') != std::string::npos && same_release) {
-    *source = ".info/version of the ROCm install";
+  if (!leading.empty() && same_release) {
+    *source = ".info/version of the ROCm install" + note;
     return leading;
   }
-  *source = leading.find('.') == std::string::npos
-                ? "hipRuntimeGetVersion (major.minor only: no readable .info/version)"
-                : "hipRuntimeGetVersion (major.minor only: the .info/version found says " + leading +
-                      ", another install than the HIP runtime loaded)";
+  *source = leading.empty() ? "hipRuntimeGetVersion (major.minor only: no readable .info/version)"
+                            : "hipRuntimeGetVersion (major.minor only: the .info/version found says " + leading +
+                                  ", another install than the HIP runtime loaded)";
   return runtime;
 }
 
@@ -85,6 +93,81 @@ bool parse_pci_bus_id(const std::string& text, uint32_t* domain, uint32_t* bdf) 
   *domain = uint32_t(std::stoul(m[1], nullptr, 16));
   *bdf = uint32_t(std::stoul(m[2], nullptr, 16) << 8 | dev << 3 | std::stoul(m[4], nullptr, 16));
   return true;
+}
+
+std::string hip_uuid_text(const char (&bytes)[16]) {
+  size_t n = 0;
+  while (n < sizeof bytes && bytes[n] != '\0') ++n;
+  return n == 0 ? std::string() : "GPU-" + std::string(bytes, n);
+}
+
+namespace {
+bool uuid_known(const std::string& u) { return u.size() > 4 && u != "GPU-XX"; }
+
+std::string hex(uint32_t v) {
+  char out[16];
+  std::snprintf(out, sizeof out, "0x%x", v);
+  return out;
+}
+}  // namespace
+
+vmr::Status pair_device_with_agent(const HipDeviceId& device, const std::vector<GpuAgentId>& agents,
+                                   const std::function<std::optional<size_t>()>& owner_of_allocation, size_t* agent,
+                                   std::string* how) {
+  uint32_t domain = 0, bdf = 0;
+  if (!parse_pci_bus_id(device.bus_id, &domain, &bdf))
+    return vmr::Status::harness("hipDeviceGetPCIBusId gave '" + device.bus_id +
+                                "', not a PCI bus id (domain:bus:device.function)");
+  std::vector<size_t> candidates;  // this location's agents, in enumeration order
+  for (size_t a = 0; a < agents.size(); ++a)
+    if (agents[a].domain == domain && (agents[a].bdfid & 0xffff) == bdf) candidates.push_back(a);
+  const std::string who = "the HIP device at " + device.bus_id;
+  const std::string n = std::to_string(candidates.size());
+  if (candidates.empty())
+    return vmr::Status::harness(who + " matches no HSA GPU agent (" + std::to_string(agents.size()) +
+                                " GPU agent(s); none at that PCI domain and BDF)");
+  const bool uuid = uuid_known(device.uuid);
+  if (candidates.size() == 1) {
+    const GpuAgentId& only = agents[candidates[0]];
+    if (uuid && uuid_known(only.uuid) && only.uuid != device.uuid)
+      return vmr::Status::harness(who + " has UUID " + device.uuid + ", the only HSA GPU agent there (BDFID " +
+                                  hex(only.bdfid) + ") has " + only.uuid);
+    *agent = candidates[0];
+    *how = uuid && only.uuid == device.uuid ? "PCI location, UUID agrees" : "PCI location";
+    return vmr::Status::pass();
+  }
+  if (uuid) {
+    std::vector<size_t> same;
+    for (size_t a : candidates)
+      if (agents[a].uuid == device.uuid) same.push_back(a);
+    if (same.size() == 1) {
+      *agent = same[0];
+      *how = "PCI location and UUID (" + n + " agents there)";
+      return vmr::Status::pass();
+    }
+  }
+  std::optional<size_t> owner = owner_of_allocation();
+  if (owner && std::find(candidates.begin(), candidates.end(), *owner) != candidates.end()) {
+    *agent = *owner;
+    *how = "PCI location and the owner of an allocation on the device (" + n + " agents there)";
+    return vmr::Status::pass();
+  }
+  return vmr::Status::harness(
+      who + ": " + n + " HSA GPU agents share that PCI location (BDFID of the first " +
+      hex(agents[candidates[0]].bdfid) + ") and " +
+      (uuid ? "their UUIDs do not single out " + device.uuid : "HIP gives no UUID") + ", nor does " +
+      (owner ? "the owner of an allocation, agent " + std::to_string(*owner) + ", lie among them"
+             : "an allocation's owner (hsa_amd_pointer_info) name one"));
+}
+
+vmr::Status vmm_support(int device, int attribute_value, const char* manage_support_env) {
+  // HIP_VMEM_MANAGE_SUPPORT=0 zeroes the attribute only: hipMemCreate never reads it, so VMem still works.
+  if (attribute_value != 0 || (manage_support_env && std::string(manage_support_env) == "0"))
+    return vmr::Status::pass();
+  return vmr::Status::skip("hipDeviceAttributeVirtualMemoryManagementSupported is 0 on device " +
+                           std::to_string(device) +
+                           " (the KFD driver is older than ioctl 1.15, or libdrm lacks amdgpu_device_get_fd): "
+                           "hipMemCreate and hipMemAddressReserve would answer hipErrorOutOfMemory");
 }
 
 std::string missing_code_object(const std::string& device_arch, const std::string& built) {

@@ -4,8 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "harness/status.h"
 
@@ -16,8 +18,10 @@ namespace vmr_amd {
 std::string hip_version_text(int hip_version);
 
 // The ROCm release the run is on, as the expected table's `rocm_release` conditions compare it: the leading version
-// of the install's .info/version ("7.0.2.1-69~22.04" -> "7.0.2.1") when it could be read, else the HIP runtime's
-// major.minor ("7.0": its third field is a build number, not the release's patch). *source says which.
+// of the install's .info/version ("7.0.2.1-69~22.04" -> "7.0.2.1"; a nightly's "7.15.0a20260727" whole, a
+// pre-release of 7.15.0; "7.14.60850" -> "7.14", a build number dropped) when it could be read and names the
+// runtime's major.minor, else the HIP runtime's major.minor ("7.0": its third field is a build number, not the
+// release's patch). *source says which.
 std::string rocm_release(const std::string& info_version_line, int hip_version, std::string* source);
 
 // hipMemImportFromShareableHandle's osHandle. Through 7.0.x CLR reads *(int*)osHandle (clr rocm-6.2.0
@@ -46,6 +50,39 @@ constexpr int kFirstHipWithVmemFdExport = 60200000;
 // "0000:c1:00.1" (hipDeviceGetPCIBusId) -> PCI domain and the BDF as HSA_AMD_AGENT_INFO_BDFID packs it:
 // bus << 8 | device << 3 | function. The function matters: a virtual function or a partition is not function 0.
 bool parse_pci_bus_id(const std::string& text, uint32_t* domain, uint32_t* bdf);
+
+// HIP numbers devices, HSA has agents: which agent is which HIP device. What each side says of a GPU:
+struct GpuAgentId {     // an HSA GPU agent, in hsa_iterate_agents order
+  uint32_t domain = 0;  // HSA_AMD_AGENT_INFO_DOMAIN
+  uint32_t bdfid = 0;   // HSA_AMD_AGENT_INFO_BDFID: KFD's whole location_id (32 bits)
+  std::string uuid;     // HSA_AMD_AGENT_INFO_UUID: "GPU-" and 16 hex digits; "GPU-XX" where the GPU has none
+};
+struct HipDeviceId {   // a HIP device, in HIP's order
+  std::string bus_id;  // hipDeviceGetPCIBusId: "dddd:bb:dd.f", built from the BDFID's low 16 bits only
+  std::string uuid;    // hipDeviceGetUuid's 16 bytes after "GPU-" (hip_uuid_text), empty when not known
+};
+// "GPU-" and hipUUID's bytes up to the first NUL: CLR fills them with the 16 characters after HSA's "GPU-" (clr
+// rocm-6.2.0 rocclr/device/rocm/rocdevice.cpp:1176-1185), so the result compares equal to the HSA string.
+std::string hip_uuid_text(const char (&bytes)[16]);
+// The agent of a HIP device (an index into `agents`; *how says how it was found). A device pairs with the GPU
+// agents of its PCI domain whose BDFID's low 16 bits equal its bus id's: on kernels that put a partition's index in
+// the function bits (MI300X CPX/DPX/QPX, since 2023) that is one agent. Where several share them (the layout with
+// the index in BDFID bits 28-31, which rocm-smi-lib decodes), the one with the device's UUID is taken where the UUID
+// tells them apart (per-partition UUIDs: kernels from 2025), else the agent that owns an allocation made on the
+// device (`owner_of_allocation`, asked only then: an index into `agents`, nullopt when unknown); HIP's own order
+// cannot tell them apart, since HIP_VISIBLE_DEVICES hides agents from HIP only. No agent, a UUID that contradicts the
+// only agent there, or siblings nothing tells apart is HARNESS.
+vmr::Status pair_device_with_agent(const HipDeviceId& device, const std::vector<GpuAgentId>& agents,
+                                   const std::function<std::optional<size_t>()>& owner_of_allocation, size_t* agent,
+                                   std::string* how);
+
+// hipDeviceAttributeVirtualMemoryManagementSupported: 0 where the KFD is older than ioctl 1.15 or libdrm lacks
+// amdgpu_device_get_fd (ROCR rocm-6.2.0 src/core/runtime/runtime.cpp:2092-2110); hipMemCreate and
+// hipMemAddressReserve then answer hipErrorOutOfMemory (clr rocm-6.2.0 hipamd/src/hip_vm.cpp:65-68, :111-118), which
+// is no verdict on VMem IPC: SKIP naming the attribute. HIP_VMEM_MANAGE_SUPPORT=0 also zeroes it (clr rocm-6.2.0
+// rocclr/device/rocm/rocdevice.cpp:1818-1827) but changes nothing hipMemCreate does, so it is no reason to SKIP.
+// `manage_support_env`: HIP_VMEM_MANAGE_SUPPORT's value, nullptr when unset.
+vmr::Status vmm_support(int device, int attribute_value, const char* manage_support_env);
 
 // Empty when `device_arch` ("gfx942:sramecc+:xnack-") has code in `built` (CMAKE_HIP_ARCHITECTURES, ';' or ','
 // separated); otherwise the one-line reason naming the device's arch, what was built and the flag to set.

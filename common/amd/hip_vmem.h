@@ -25,6 +25,21 @@ using vmr::Status;
 // hipMemCreate accepts it from HIP 7.0.2 (CHANGELOG "HIP 7.0.2"; clr PRs #747, #847); older headers do not name it.
 constexpr auto kAllocTypeUncached = static_cast<hipMemAllocationType>(0x40000000);
 
+// hipDeviceAttributeVirtualMemoryManagementSupported is 89 in every HIP header from 5.3 to 7.2: the enum's values are
+// positional after CudaCompatibleBegin = 0. HIP 5.2's header lacks it, so a binary built there asks by the number;
+// where the header names it, the build checks that the number is still the same.
+constexpr int kVmmSupportedAttribute = 89;
+template <class E>
+constexpr auto header_vmm_attribute(int) -> decltype(int(E::hipDeviceAttributeVirtualMemoryManagementSupported)) {
+  return int(E::hipDeviceAttributeVirtualMemoryManagementSupported);
+}
+template <class E>
+constexpr int header_vmm_attribute(long) {
+  return kVmmSupportedAttribute;
+}
+static_assert(header_vmm_attribute<hipDeviceAttribute_t>(0) == kVmmSupportedAttribute,
+              "hipDeviceAttributeVirtualMemoryManagementSupported moved: update kVmmSupportedAttribute");
+
 // hipMemImportFromShareableHandle's osHandle convention of this process's runtime (amd/amd_rules.h), decided once
 // by vmr_amd::describe_rank from the runtime's version, before any case imports.
 inline std::optional<vmr_amd::OsHandleDecision> import_convention;
@@ -82,35 +97,73 @@ inline Status reserve(size_t size, Reservation* r) {
   return Status::pass();
 }
 
-// A map counts only once the runtime finds it. ROCm 6.2 to 6.4 answer hipSuccess for a map whose
-// hsa_amd_vmem_map failed (clr rocm-6.2.0 hipamd/src/hip_vm.cpp:276; the command only logs it,
-// rocclr/device/rocm/rocvirtual.cpp:2617), and hipMemUnmap of that VA then dereferences a null sub-buffer
-// (hip_vm.cpp:357; rocm-6.3.0 :352): a crash of our own making. hipMemGetAccess looks up only real mappings (no
-// fallback to the reservation, unlike hipMemGetAddressRange and hipPointerGetAttribute; rocdevice.cpp:2520-2523),
-// takes no reference and changes nothing; a mapping without access yet reads as flags 0 (ROCr rocm-6.2.0
-// runtime.cpp:3385-3393). It proves that some mapping covers va, not that this handle covers [va, va + size).
-// hipErrorInvalidValue, its only "not found", is a FAIL with the Mapping left empty, so nothing unmaps that VA
-// (hipMemRelease and hipMemAddressFree after it do not crash: 6.2 hip_vm.cpp:44-46, :298; 6.3 :47-50, :293); any
-// other error keeps the Mapping, so the map is undone as usual. The message names no bare error code that an
-// expected reason (`~hipMemSetAccess returned ...`) could mistake for its own.
-inline Status map(void* va, size_t size, const Handle& mem, Mapping* m) {
-  int device = 0;
-  VMR_GPU_TRY(hipGetDevice, &device);  // before the map: a map must never be left without its owner
-  VMR_GPU_TRY(hipMemMap, va, size, 0, mem.h, 0);
+// Whether some mapping covers `va`, as hipMemGetAccess answers for `device`: hipSuccess (found; flags 0 before any
+// access is set, ROCR rocm-6.2.0 runtime.cpp:3391-3393), hipErrorInvalidValue (its "not found") or another error.
+// It looks only among real mappings, never the reservations (clr rocm-6.2.0 rocclr/device/rocm/rocdevice.cpp:
+// 2520-2523; release/rocm-rel-6.3.0.1 :2519-2522), takes no reference and changes nothing.
+inline hipError_t mapping_at(void* va, int device) {
   hipMemLocation here{};
   here.type = hipMemLocationTypeDevice;
   here.id = device;
   unsigned long long flags = 0;
   hipError_t found = hipMemGetAccess(&flags, &here, va);
   (void)hipGetLastError();  // the answer is `found`; 7.x keeps the last error until read, and finish() reads it
-  if (found == hipErrorInvalidValue)
+  return found;
+}
+
+// A map counts only once the runtime finds it. clr rocm-6.2.0 to 6.2.2, the release/rocm-rel-6.3.0.1 branch and
+// amd-staging (2024-10) answer hipSuccess for a map whose hsa_amd_vmem_map failed (rocm-6.2.0
+// hipamd/src/hip_vm.cpp:276, 6.3.0.1 :271; the command only logs it, rocclr/device/rocm/rocvirtual.cpp:2616-2618);
+// later CLR returns the error (rocm-systems PR #6982; first release unverified). hipMemUnmap of such a VA
+// dereferences a null sub-buffer (6.2.0 hip_vm.cpp:357, 6.3.0.1 :352): a crash of our own making. mapping_at
+// proves that some mapping covers va, not that it is this handle's: callers map only onto a VA that is fresh or
+// that unmap() below proved empty. "Not found" is a FAIL with the Mapping left empty, so nothing unmaps that VA
+// (hipMemRelease and hipMemAddressFree after it do not crash: 6.2.0 hip_vm.cpp:44-46, :298; 6.3.0.1 :44-46, :293).
+// The silent failure still took hipMemMap's reference on the handle (6.2.0 :265, 6.3.0.1 :260) and nothing would
+// drop it, leaking the allocation: one hipMemRelease here drops it (one unconditional release each, 6.2.0 :298),
+// and the Handle's own release frees it. Any other hipMemGetAccess error keeps the Mapping, so the map is undone
+// as usual. The message names no bare error code an expected reason (`~hipMemSetAccess returned ...`) could
+// mistake for its own.
+inline Status map(void* va, size_t size, const Handle& mem, Mapping* m) {
+  int device = 0;
+  VMR_GPU_TRY(hipGetDevice, &device);  // before the map: a map must never be left without its owner
+  VMR_GPU_TRY(hipMemMap, va, size, 0, mem.h, 0);
+  hipError_t found = mapping_at(va, device);
+  if (found == hipErrorInvalidValue) {
+    (void)hipMemRelease(mem.h);  // the reference the silent failure took; the Handle keeps its own
     return Status::fail(
         "hipMemMap returned hipSuccess, but hipMemGetAccess finds no mapping at that address: the map did not "
-        "happen (ROCm 6.2 to 6.4 at least report a failed hsa_amd_vmem_map as success); left unmapped, since "
+        "happen (CLR up to 6.3 at least reports a failed hsa_amd_vmem_map as success); left unmapped, since "
         "hipMemUnmap of such an address dereferences null there");
+  }
   m->va = va;
   m->size = size;
   if (found != hipSuccess) return Status::fail("after hipMemMap, " + vmr_gpu::gpu_error("hipMemGetAccess", found));
+  return Status::pass();
+}
+
+// An unmap that must have happened before new memory is mapped at the same VA, so that map()'s check proves the new
+// mapping. A failed hipMemUnmap is a FAIL naming it, with the Mapping kept (nothing is mapped over it; its owner
+// tries again at the end, harmless after an error). So is a hipMemUnmap that answered hipSuccess with the mapping
+// still there, as CLR 6.2 does when hsa_amd_vmem_unmap fails (rocvirtual.cpp:2636-2638; it never checks the size,
+// hip_vm.cpp:357); that FAIL ends the rank's life before anything maps there again. (clr amd-staging frees the
+// sub-buffer even then, :369, so the check itself reads a stale entry there: a development branch, not a release.)
+inline Status unmap(Mapping* m) {
+  int device = 0;
+  VMR_GPU_TRY(hipGetDevice, &device);
+  VMR_GPU_TRY(hipMemUnmap, m->va, m->size);
+  // hipSuccess dropped hipMemMap's reference whatever happened below it (clr rocm-6.2.0 hip_vm.cpp:377, 6.3.0.1
+  // :372): a second hipMemUnmap at the end would drop it again and free memory the Handle still releases.
+  void* va = m->va;
+  m->va = nullptr;
+  hipError_t found = mapping_at(va, device);
+  if (found == hipSuccess)
+    return Status::fail(
+        "hipMemUnmap returned hipSuccess, but hipMemGetAccess still finds a mapping at that address: nothing new "
+        "is mapped over it");
+  if (found != hipErrorInvalidValue)
+    return Status::fail("after hipMemUnmap, " + vmr_gpu::gpu_error("hipMemGetAccess", found) +
+                        " (hipErrorInvalidValue would say: no mapping there)");
   return Status::pass();
 }
 
@@ -190,9 +243,10 @@ inline std::optional<bool> probe_pointer_form(int device, std::string* note) {
   Status usable = reserve(g, &imported.range);
   if (usable.ok()) {
     usable = map(imported.range.va, g, imported.mem, &imported.map);
-    // A map that did not happen leaves, on 6.3/6.4, a sub-buffer that keeps the reservation's entry alive after
-    // hipMemAddressFree (clr rocm-6.3.0 rocclr/platform/memory.cpp:126, :458-462); a later reservation at the
-    // same VA could then crash the cases' hipMemMap. The probe leaks this reservation rather than free it.
+    // A map that did not happen leaves, on clr amd-staging (2024-10), a sub-buffer that keeps the reservation's
+    // entry alive after hipMemAddressFree (rocclr/platform/memory.cpp:126, :458-462; the 6.3.0.1 branch removes
+    // it, device.cpp:480-483; which release has which is unverified); a later reservation at the same VA could then
+    // crash the cases' hipMemMap. The probe leaks this reservation rather than free it.
     if (!usable.ok() && !imported.map.va) imported.range.va = nullptr;
   }
   if (usable.ok()) usable = set_access(imported.range.va, g, {device});
@@ -206,12 +260,17 @@ inline std::optional<bool> probe_pointer_form(int device, std::string* note) {
 }
 
 // What every HIP VMem binary settles after vmr_amd::describe_rank, all printed: that this runtime exports and
-// imports VMem by fd at all (ROCm 6.2), and which osHandle convention its import takes.
+// imports VMem by fd at all (ROCm 6.2), that the device supports VMem (vmr_amd::vmm_support), and which osHandle
+// convention its import takes.
 inline Status describe_vmem(vmr::RankContext& ctx, const vmr_amd::Env& env) {
   if (env.hip_version < vmr_amd::kFirstHipWithVmemFdExport)
     return Status::skip("HIP runtime " + vmr_amd::hip_version_text(env.hip_version) +
                         ": VMem export/import by POSIX fd needs ROCm 6.2 or later (6.0 and 6.1 answer "
                         "hipErrorNotSupported to hipMemCreate with a handle type)");
+  int vmm = 0;
+  VMR_GPU_TRY(hipDeviceGetAttribute, &vmm, static_cast<hipDeviceAttribute_t>(kVmmSupportedAttribute), ctx.device());
+  ctx.info("vmm_supported", vmm ? "yes" : "no");
+  VMR_TRY(vmr_amd::vmm_support(ctx.device(), vmm, std::getenv("HIP_VMEM_MANAGE_SUPPORT")));
   const char* override_value = std::getenv("VMR_HIP_OSHANDLE");
   std::string probe_note = "not probed: VMR_HIP_OSHANDLE is set";
   std::optional<bool> pointer_form;

@@ -67,6 +67,14 @@ inline Status map(CUdeviceptr va, size_t size, const Handle& mem, Mapping* m) {
   return Status::pass();
 }
 
+// An unmap that must have happened before new memory is mapped at the same VA (as vmr_hip::unmap): a failed
+// cuMemUnmap is a FAIL naming it, with the Mapping kept, so nothing is mapped over it.
+inline Status unmap(Mapping* m) {
+  VMR_CU_TRY(drv.cuMemUnmap, m->va, m->size);
+  m->va = {};
+  return Status::pass();
+}
+
 // Read-write access for each device in `devices` on [va, va + size).
 inline Status set_access(CUdeviceptr va, size_t size, const std::vector<int>& devices) {
   std::vector<CUmemAccessDesc> desc;

@@ -73,14 +73,48 @@ Status parse_verdict_cell(std::string_view cell, ExpectedRow* r) {
 
 }  // namespace
 
+namespace {
+// One dotted field: a number, optionally followed by a pre-release tag (ROCm nightlies: "0a20260727" in
+// "7.15.0a20260727"). A tagged field comes before the same number untagged; tags order by name (a < b < rc), then
+// by their number.
+struct VersionField {
+  int64_t number = 0;
+  std::string tag;  // empty: a release
+  int64_t tag_number = 0;
+};
+
+bool parse_version_field(std::string_view text, VersionField* f) {
+  size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  if (digits == 0 || digits > 18 || !parse_int64(text.substr(0, digits), &f->number)) return false;
+  std::string_view rest = text.substr(digits);
+  size_t letters = 0;
+  while (letters < rest.size() && rest[letters] >= 'a' && rest[letters] <= 'z') ++letters;
+  if (rest.empty()) return true;
+  if (letters == 0) return false;
+  f->tag = std::string(rest.substr(0, letters));
+  if (f->tag != "a" && f->tag != "b" && f->tag != "rc") return false;
+  std::string_view n = rest.substr(letters);
+  return n.empty() || (n.size() <= 18 && parse_int64(n, &f->tag_number) && f->tag_number >= 0);
+}
+
+int compare_fields(const VersionField& x, const VersionField& y) {
+  if (x.number != y.number) return x.number < y.number ? -1 : 1;
+  if (x.tag.empty() != y.tag.empty()) return x.tag.empty() ? 1 : -1;
+  if (x.tag != y.tag) return x.tag < y.tag ? -1 : 1;
+  if (x.tag_number != y.tag_number) return x.tag_number < y.tag_number ? -1 : 1;
+  return 0;
+}
+}  // namespace
+
 bool compare_versions(std::string_view a, std::string_view b, int* cmp) {
   auto pa = split(a, '.'), pb = split(b, '.');
   for (size_t i = 0; i < std::max(pa.size(), pb.size()); ++i) {
-    int64_t x = 0, y = 0;
-    if (i < pa.size() && (!parse_int64(pa[i], &x) || x < 0)) return false;
-    if (i < pb.size() && (!parse_int64(pb[i], &y) || y < 0)) return false;
-    if (x != y) {
-      *cmp = x < y ? -1 : 1;
+    VersionField x, y;  // a missing field is 0
+    if (i < pa.size() && !parse_version_field(pa[i], &x)) return false;
+    if (i < pb.size() && !parse_version_field(pb[i], &y)) return false;
+    if (int c = compare_fields(x, y); c != 0) {
+      *cmp = c;
       return true;
     }
   }

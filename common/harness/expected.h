@@ -34,7 +34,9 @@ Status parse_expected_table(std::string_view markdown, std::vector<ExpectedRow>*
 Status check_condition_syntax(std::string_view condition);
 // A term whose key is not among the facts does not hold.
 bool condition_holds(std::string_view condition, const Facts& facts);
-// Dotted numeric comparison ("7.0.10" > "7.0.2"); returns false when either side is not a version.
+// Dotted numeric comparison ("7.0.10" > "7.0.2", "7.0" < "7.0.2": a missing field is 0); a field may carry a
+// pre-release tag a, b or rc ("7.15.0a20260727" is above every 7.14.x and below 7.15.0). Returns false when either
+// side is not a version.
 bool compare_versions(std::string_view a, std::string_view b, int* cmp);
 
 const ExpectedRow* find_expected(const std::vector<ExpectedRow>& rows, std::string_view binary,
