@@ -234,6 +234,6 @@ TEST(AmdRules, VmmUnsupportedSkipsNamingTheAttribute) {
       << off.detail;
   EXPECT_NE(off.detail.find("ioctl 1.15"), std::string::npos) << off.detail;
   // HIP_VMEM_MANAGE_SUPPORT=0 zeroes the attribute, not hipMemCreate: no reason to skip.
-  EXPECT_TRUE(vmm_support(0, 0, "0").ok());
+  for (const char* off : {"0", "false", "No", ""}) EXPECT_TRUE(vmm_support(0, 0, off).ok()) << off;
   EXPECT_EQ(vmm_support(0, 0, "1").verdict, vmr::Verdict::Skip);
 }

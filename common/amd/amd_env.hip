@@ -4,6 +4,7 @@
 #include <hsa/hsa_ext_amd.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -68,6 +69,12 @@ std::string rocm_info_version_path() {
   return std::string(rocm_path && *rocm_path ? rocm_path : "/opt/rocm") + "/.info/version";
 }
 
+std::string core_file_limit() {
+  struct rlimit r {};
+  if (getrlimit(RLIMIT_CORE, &r) != 0) return "unknown";
+  return r.rlim_cur == RLIM_INFINITY ? "unlimited" : std::to_string(r.rlim_cur);
+}
+
 hsa_status_t collect_gpu_agent(hsa_agent_t agent, void* data) {
   auto* out = static_cast<std::vector<std::pair<hsa_agent_t, GpuAgentId>>*>(data);
   hsa_device_type_t type;
@@ -84,14 +91,19 @@ hsa_status_t collect_gpu_agent(hsa_agent_t agent, void* data) {
 }
 
 // The agent that owns a small allocation made on the current HIP device: what tells apart agents that share one
-// PCI location (hsa_amd_pointer_info's agentOwner is the agent of the pool the allocation came from).
+// PCI location. hsa_amd_pointer_info's agentOwner is the first agent of the KFD node the memory was allocated on
+// (ROCR rocm-6.2.0 src/core/runtime/runtime.cpp:949-957), and hipMalloc allocates from the device's own pool; each
+// partition is a KFD node of its own.
 std::optional<size_t> owner_of_allocation(const std::vector<std::pair<hsa_agent_t, GpuAgentId>>& agents) {
   void* p = nullptr;
   if (hipMalloc(&p, 4096) != hipSuccess) {
     (void)hipGetLastError();
     return std::nullopt;
   }
-  vmr::ScopeExit free_it([&] { (void)hipFree(p); });
+  vmr::ScopeExit free_it([&] {
+    (void)hipFree(p);
+    (void)hipGetLastError();  // nothing of this probe is an error of the next call
+  });
   hsa_amd_pointer_info_t info{};
   info.size = sizeof info;
   if (hsa_amd_pointer_info(p, &info, nullptr, nullptr, nullptr) != HSA_STATUS_SUCCESS) return std::nullopt;
@@ -223,6 +235,9 @@ Status describe_rank(RankContext& ctx, Env* out) {
   ctx.info("rocm_release", out->rocm_release);
   ctx.info("rocm_release_source", release_source);
   ctx.info("amdgpu_driver", read_first_line("/sys/module/amdgpu/version"));
+  // With a core-file limit of 0, CLR 7.2 takes a GPU memory fault as hipErrorIllegalAddress (FAIL); with another
+  // limit (or HIP_SKIP_ABORT_ON_GPU_ERROR=0) it aborts (CRASH): the same fault reads differently (verdicts.md).
+  ctx.info("core_file_limit", core_file_limit());
 
   hipDeviceProp_t prop{};
   VMR_GPU_TRY(hipGetDeviceProperties, &prop, ctx.device());

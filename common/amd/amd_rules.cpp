@@ -161,9 +161,11 @@ vmr::Status pair_device_with_agent(const HipDeviceId& device, const std::vector<
 }
 
 vmr::Status vmm_support(int device, int attribute_value, const char* manage_support_env) {
-  // HIP_VMEM_MANAGE_SUPPORT=0 zeroes the attribute only: hipMemCreate never reads it, so VMem still works.
-  if (attribute_value != 0 || (manage_support_env && std::string(manage_support_env) == "0"))
-    return vmr::Status::pass();
+  // HIP_VMEM_MANAGE_SUPPORT off zeroes the attribute only: hipMemCreate never reads it, so VMem still works. CLR
+  // reads "0", "false", "no" and an empty value as off (clr rocm-6.2.0 rocclr/utils/flags.cpp:170-171).
+  std::string off = manage_support_env ? manage_support_env : "1";
+  for (char& c : off) c = char(std::tolower(static_cast<unsigned char>(c)));
+  if (attribute_value != 0 || off.empty() || off == "0" || off == "false" || off == "no") return vmr::Status::pass();
   return vmr::Status::skip("hipDeviceAttributeVirtualMemoryManagementSupported is 0 on device " +
                            std::to_string(device) +
                            " (the KFD driver is older than ioctl 1.15, or libdrm lacks amdgpu_device_get_fd): "

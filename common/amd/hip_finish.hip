@@ -1,7 +1,8 @@
-// vmr_gpu::finish for the AMD reproducers: a kernel's failure names the kernel and HIP's error. (A GPU memory
-// access fault usually never gets here: ROCr prints "Memory access fault by GPU node-N ..." and aborts the
-// process, which the launcher reports as CRASH with that line. From HIP 7.0 other kernel exceptions come back as
-// errors unless core dumps are enabled.)
+// vmr_gpu::finish for the AMD reproducers: a kernel's failure names the kernel and HIP's error. (Up to 6.4 a GPU
+// memory access fault never gets here: ROCr prints "Memory access fault by GPU node-N ..." and aborts the process,
+// which the launcher reports as CRASH. CLR 7.2.4, with HIP_SKIP_ABORT_ON_GPU_ERROR at its default 1 and a core-file
+// limit of 0, takes the fault itself: hipDeviceSynchronize then answers hipErrorIllegalAddress, a FAIL here. Other
+// hardware exceptions answer hipErrorLaunchFailure.)
 #include <hip/hip_runtime.h>
 
 #include <string>

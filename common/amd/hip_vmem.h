@@ -100,7 +100,8 @@ inline Status reserve(size_t size, Reservation* r) {
 // Whether some mapping covers `va`, as hipMemGetAccess answers for `device`: hipSuccess (found; flags 0 before any
 // access is set, ROCR rocm-6.2.0 runtime.cpp:3391-3393), hipErrorInvalidValue (its "not found") or another error.
 // It looks only among real mappings, never the reservations (clr rocm-6.2.0 rocclr/device/rocm/rocdevice.cpp:
-// 2520-2523; release/rocm-rel-6.3.0.1 :2519-2522), takes no reference and changes nothing.
+// 2520-2523; release/rocm-rel-6.3.0.1 :2519-2522; 6.4.3 :2517-2520; 7.2.4 hip_vm.cpp:203 as built), takes no
+// reference and changes nothing.
 inline hipError_t mapping_at(void* va, int device) {
   hipMemLocation here{};
   here.type = hipMemLocationTypeDevice;
@@ -111,16 +112,17 @@ inline hipError_t mapping_at(void* va, int device) {
   return found;
 }
 
-// A map counts only once the runtime finds it. clr rocm-6.2.0 to 6.2.2, the release/rocm-rel-6.3.0.1 branch and
-// amd-staging (2024-10) answer hipSuccess for a map whose hsa_amd_vmem_map failed (rocm-6.2.0
-// hipamd/src/hip_vm.cpp:276, 6.3.0.1 :271; the command only logs it, rocclr/device/rocm/rocvirtual.cpp:2616-2618);
-// later CLR returns the error (rocm-systems PR #6982; first release unverified). hipMemUnmap of such a VA
-// dereferences a null sub-buffer (6.2.0 hip_vm.cpp:357, 6.3.0.1 :352): a crash of our own making. mapping_at
+// A map counts only once the runtime finds it. clr rocm-6.2.0 to 6.2.2, the release/rocm-rel-6.3.0.1 branch,
+// amd-staging (2024-10), 6.4.3 and 7.2.4 (Debian's builds) answer hipSuccess for a map whose hsa_amd_vmem_map
+// failed (rocm-6.2.0 hipamd/src/hip_vm.cpp:276, 6.3.0.1 :271, 6.4.3 :272, 7.2.4 :302 as built; the command only
+// logs it, rocclr/device/rocm/rocvirtual.cpp:2616-2618); a later CLR returns the error (rocm-systems PR #6982;
+// first release unverified). hipMemUnmap of such a VA dereferences a null sub-buffer up to 6.4.3 (6.2.0
+// hip_vm.cpp:357, 6.3.0.1 :352, 6.4.3 :353) and answers hipErrorInvalidValue in 7.2.4 (:430). mapping_at
 // proves that some mapping covers va, not that it is this handle's: callers map only onto a VA that is fresh or
 // that unmap() below proved empty. "Not found" is a FAIL with the Mapping left empty, so nothing unmaps that VA
 // (hipMemRelease and hipMemAddressFree after it do not crash: 6.2.0 hip_vm.cpp:44-46, :298; 6.3.0.1 :44-46, :293).
-// The silent failure still took hipMemMap's reference on the handle (6.2.0 :265, 6.3.0.1 :260) and nothing would
-// drop it, leaking the allocation: one hipMemRelease here drops it (one unconditional release each, 6.2.0 :298),
+// The silent failure still took hipMemMap's reference on the handle (6.2.0 :265, 6.3.0.1 :260, 6.4.3 :262) and nothing
+// would drop it, leaking the allocation: one hipMemRelease here drops it (one unconditional release each, 6.2.0 :298),
 // and the Handle's own release frees it. Any other hipMemGetAccess error keeps the Mapping, so the map is undone
 // as usual. The message names no bare error code an expected reason (`~hipMemSetAccess returned ...`) could
 // mistake for its own.
@@ -133,8 +135,8 @@ inline Status map(void* va, size_t size, const Handle& mem, Mapping* m) {
     (void)hipMemRelease(mem.h);  // the reference the silent failure took; the Handle keeps its own
     return Status::fail(
         "hipMemMap returned hipSuccess, but hipMemGetAccess finds no mapping at that address: the map did not "
-        "happen (CLR up to 6.3 at least reports a failed hsa_amd_vmem_map as success); left unmapped, since "
-        "hipMemUnmap of such an address dereferences null there");
+        "happen (CLR up to 7.2 at least reports a failed hsa_amd_vmem_map as success); left unmapped, since "
+        "hipMemUnmap of such an address dereferences null up to 6.4");
   }
   m->va = va;
   m->size = size;
@@ -145,9 +147,11 @@ inline Status map(void* va, size_t size, const Handle& mem, Mapping* m) {
 // An unmap that must have happened before new memory is mapped at the same VA, so that map()'s check proves the new
 // mapping. A failed hipMemUnmap is a FAIL naming it, with the Mapping kept (nothing is mapped over it; its owner
 // tries again at the end, harmless after an error). So is a hipMemUnmap that answered hipSuccess with the mapping
-// still there, as CLR 6.2 does when hsa_amd_vmem_unmap fails (rocvirtual.cpp:2636-2638; it never checks the size,
-// hip_vm.cpp:357); that FAIL ends the rank's life before anything maps there again. (clr amd-staging frees the
-// sub-buffer even then, :369, so the check itself reads a stale entry there: a development branch, not a release.)
+// still there, as CLR 6.2 to 7.2.4 does when hsa_amd_vmem_unmap fails (6.2.0 rocvirtual.cpp:2636-2638, 6.4.3
+// hip_vm.cpp:376, 7.2.4 :471; 6.2 never checks the size, :357); that FAIL ends the rank's life before anything
+// maps there again. (From 6.4 CLR also frees the mapping's sub-buffer then while its entry stays registered, 6.4.3
+// hip_vm.cpp:369, so this check reads a freed object: a FAIL or a false "gone" on a failure ROCr rarely has,
+// RemoveAccess or ReleaseShareableHandle; asking ROCr itself would be the sound check. Not done yet.)
 inline Status unmap(Mapping* m) {
   int device = 0;
   VMR_GPU_TRY(hipGetDevice, &device);
@@ -243,10 +247,11 @@ inline std::optional<bool> probe_pointer_form(int device, std::string* note) {
   Status usable = reserve(g, &imported.range);
   if (usable.ok()) {
     usable = map(imported.range.va, g, imported.mem, &imported.map);
-    // A map that did not happen leaves, on clr amd-staging (2024-10), a sub-buffer that keeps the reservation's
-    // entry alive after hipMemAddressFree (rocclr/platform/memory.cpp:126, :458-462; the 6.3.0.1 branch removes
-    // it, device.cpp:480-483; which release has which is unverified); a later reservation at the same VA could then
-    // crash the cases' hipMemMap. The probe leaks this reservation rather than free it.
+    // A map that did not happen leaves, on clr amd-staging (2024-10) and 6.4.3, a sub-buffer that keeps the
+    // reservation's entry alive after hipMemAddressFree (rocclr/platform/memory.cpp:126, :458-462; 6.4.3 removes the
+    // entry in neither device.cpp:547-566 nor rocdevice.cpp:2479-2495; 6.2.0 device.cpp:478 and the 6.3.0.1 branch
+    // :482 do); a later reservation at the same VA could then crash the cases' hipMemMap. The probe leaks this
+    // reservation rather than free it (a case's failed map ends the rank's life).
     if (!usable.ok() && !imported.map.va) imported.range.va = nullptr;
   }
   if (usable.ok()) usable = set_access(imported.range.va, g, {device});
