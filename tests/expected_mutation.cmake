@@ -68,3 +68,42 @@ if(NOT rc EQUAL 1 OR NOT out MATCHES "unreadable run record repro_host_shm\\.rea
   message(FATAL_ERROR "a corrupt record must be reported (exit ${rc}):\n${out}")
 endif()
 message("caught: a missing record, a corrupt record")
+
+# Table problems fail the check, and each is named: a row for a case the binary does not have, a row for a binary
+# the manifest does not have (a misspelt binary name), a --binary that is not there; a malformed table names the
+# --table file it came from.
+function(expect_problem table_text args want)
+  file(WRITE ${WORK}/verdicts.md "${table_text}")
+  execute_process(COMMAND ${CHECK} --table ${WORK}/verdicts.md --results ${RESULTS} ${args}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+  if(NOT rc EQUAL 1 OR NOT out MATCHES "[1-9][0-9]* table problems\n" OR NOT out MATCHES "${want}")
+    message(FATAL_ERROR "want exit 1, a table problem and '${want}'; got exit ${rc}:\n${out}")
+  endif()
+  message("caught: ${want}")
+endfunction()
+set(extra_case "| repro_host_shm | no-such-case | * | PASS | - | planted |\n")
+set(extra_binary "| repro_host_shn | read | * | PASS | - | planted |\n")
+expect_problem("${text}${extra_case}" "--binary;${BIN}"
+               "TABLE: row for repro_host_shm\\.no-such-case names a case the binary does not have")
+expect_problem("${text}${extra_case}" "--manifest;${MANIFEST}"
+               "TABLE: row for repro_host_shm\\.no-such-case names a case the binary does not have")
+expect_problem("${text}${extra_binary}" "--manifest;${MANIFEST}"
+               "TABLE: row for repro_host_shn\\.read names a binary that is not in the manifest")
+expect_problem("${text}" "--binary;${BIN}-misspelt;--manifest;${MANIFEST}" "is not a binary of the manifest")
+file(WRITE ${WORK}/broken-table.md "${text}| repro_host_shm | read | * | PASS |\n")
+execute_process(COMMAND ${CHECK} --table ${WORK}/broken-table.md --results ${RESULTS} --binary ${BIN}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+if(NOT rc EQUAL 1 OR NOT out MATCHES "^${WORK}/broken-table\\.md line [0-9]+: ")
+  message(FATAL_ERROR "a malformed --table must be named by its own path (exit ${rc}):\n${out}")
+endif()
+
+# An output that cannot be written is an error naming it (exit 3), never "written".
+foreach(flag --summary-json --markdown --failures-md --gpus-md --junit)
+  execute_process(COMMAND ${CHECK} --table ${TABLE} --results ${RESULTS} --binary ${BIN}
+                          ${flag} ${WORK}/no-such-folder/out.txt
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 3 OR NOT err MATCHES "cannot write ${WORK}/no-such-folder/out\\.txt" OR EXISTS ${WORK}/no-such-folder)
+    message(FATAL_ERROR "${flag} into a missing folder: exit ${rc}, stderr '${err}' (want 3 naming the path)")
+  endif()
+endforeach()
+message("caught: table problems exit 1 and are named; unwritable outputs exit 3")

@@ -75,6 +75,18 @@ TEST(Expected, VersionComparison) {
   EXPECT_TRUE(condition_holds("arch!=gfx90a", {{"arch", "gfx942"}}));
 }
 
+// Every term of a condition must hold, not only the first (a node without the fine pool is not one with it).
+TEST(Expected, EveryTermOfAConditionMustHold) {
+  const Facts with{{"rocm_release", "7.2.1"}, {"fine_pool", "yes"}},
+      without{{"rocm_release", "7.2.1"}, {"fine_pool", "no"}};
+  EXPECT_TRUE(condition_holds("rocm_release>=7.2 & fine_pool=yes", with));
+  EXPECT_FALSE(condition_holds("rocm_release>=7.2 & fine_pool=yes", without));
+  EXPECT_FALSE(condition_holds("fine_pool=yes & rocm_release>=7.2", without));
+  EXPECT_FALSE(condition_holds("rocm_release>=7.2 & fine_pool=yes & xnack=on", with));  // a key not reported
+  EXPECT_TRUE(condition_holds("rocm_release>=7.2 & rocm_release<7.3 & fine_pool!=no", with));
+  EXPECT_FALSE(condition_holds("rocm_release>=7.2 & rocm_release<7.2.1", with));
+}
+
 // Nightly and TheRock-era strings (rocm-systems#11185): 7.15.0a20260727 is a pre-release of 7.15.0.
 TEST(Expected, PreReleaseVersionsOrderBelowTheirRelease) {
   const char* nightly = "7.15.0a20260727";

@@ -32,3 +32,19 @@ file(READ ${WORK}/report.md report)
 if(NOT report MATCHES "\\| GPU 1 \\| FAIL 333.5 GB/s \\(CHANGED\\) \\| - \\|")
   message(FATAL_ERROR "report.md lacks the matrix row: ${report}")
 endif()
+
+# A planned pair that left no record is CHANGED, beside the pairs that did report (--plan "case pair pair ...").
+file(REMOVE ${WORK}/repro_cuda_vmm.read.1-0.json)
+file(WRITE ${WORK}/plan.txt "repro_cuda_vmm.read 0-1 1-0\n")
+execute_process(COMMAND ${CHECK} --table ${TABLE} --results ${WORK} --plan ${WORK}/plan.txt
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+if(NOT rc EQUAL 1 OR NOT out MATCHES "repro_cuda_vmm.read +1-0 +PASS +- +CHANGED: the planned run on GPU pair 1-0 left no record"
+   OR NOT out MATCHES "repro_cuda_vmm.read +0-1 +PASS +PASS +OK")
+  message(FATAL_ERROR "a planned pair without its record must be CHANGED (exit ${rc}):\n${out}")
+endif()
+file(WRITE ${WORK}/plan.txt "repro_cuda_vmm.read 0-1\n")
+execute_process(COMMAND ${CHECK} --table ${TABLE} --results ${WORK} --plan ${WORK}/plan.txt
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "every planned pair reported, yet exit ${rc}:\n${out}")
+endif()

@@ -4,13 +4,17 @@
 // per case and GPU pair from scripts/triage. Prints case / expected / observed / OK-or-CHANGED (a skip is
 // "not run" with its reason, never CHANGED; a case that should have run and left no readable record is CHANGED),
 // checks that the table and each binary's --list agree, and on request
-// prints exporter x importer matrices and writes summary.json and a Markdown report. Exit 1 on any CHANGED or
-// table problem.
+// prints exporter x importer matrices and writes summary.json and a Markdown report. With --manifest (the build's
+// bin/manifest.txt) a row naming a binary the project does not have is a table problem, and every built binary's
+// --list is checked as with --binary. Exit 1 on any CHANGED or table problem, 2 on a bad command line, 3 when an
+// output file could not be written (nothing is claimed written that was not).
 #include <dirent.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <iomanip>
 #include <map>
 #include <set>
@@ -20,6 +24,7 @@
 
 #include "harness/expected.h"
 #include "harness/json.h"
+#include "harness/output_file.h"
 #include "harness/text.h"
 #include "run_records.h"
 
@@ -101,7 +106,7 @@ std::string gpus_md(const std::vector<Run>& runs) {
 }
 
 struct Options {
-  std::string table, results, summary_json, markdown, failures, gpus, plan, junit;
+  std::string table, results, summary_json, markdown, failures, gpus, plan, junit, manifest;
   std::vector<std::string> binaries;
   bool matrix = false;
 };
@@ -133,6 +138,8 @@ bool parse_args(int argc, char** argv, Options* o) {
       o->plan = value;
     else if (flag == "--junit")
       o->junit = value;
+    else if (flag == "--manifest")
+      o->manifest = value;
     else
       return false;
   }
@@ -186,6 +193,22 @@ std::string junit_xml(const std::vector<Row>& rows) {
     << "\" errors=\"0\" skipped=\"" << skipped << "\">\n"
     << body.str() << "  </testsuite>\n</testsuites>\n";
   return x.str();
+}
+
+std::string matrices(const std::vector<Row>& rows, bool markdown);
+
+std::string markdown_report(const std::vector<Row>& rows, int ok, int changed, int not_run, int problems) {
+  std::ostringstream md;
+  md << "## Verdicts against expected/verdicts.md\n\n"
+     << ok << " OK, " << changed << " CHANGED, " << not_run << " not run, " << problems
+     << " table problems.\n\n| case | pair | expected | observed | result |\n"
+     << "| --- | --- | --- | --- | --- |\n";
+  for (const auto& r : rows)
+    md << "| " << r.name << " | " << (r.pair.empty() ? "-" : r.pair) << " | " << r.expected << " | " << r.observed
+       << " | " << md_cell(r.result) << " |\n";
+  std::string m = matrices(rows, true);
+  if (!m.empty()) md << "\n### Exporter x importer\n" << m;
+  return md.str();
 }
 
 std::string matrices(const std::vector<Row>& rows, bool markdown) {
@@ -246,8 +269,9 @@ int main(int argc, char** argv) {
   Options o;
   if (!parse_args(argc, argv, &o)) {
     std::fprintf(stderr,
-                 "usage: check_expected --table FILE --results DIR [--binary PATH]... [--plan FILE] [--matrix] "
-                 "[--summary-json FILE] [--markdown FILE] [--failures-md FILE] [--gpus-md FILE] [--junit FILE]\n");
+                 "usage: check_expected --table FILE --results DIR [--binary PATH]... [--manifest FILE] [--plan FILE] "
+                 "[--matrix] [--summary-json FILE] [--markdown FILE] [--failures-md FILE] [--gpus-md FILE] "
+                 "[--junit FILE]\n");
     return 2;
   }
   std::string text;
@@ -256,19 +280,51 @@ int main(int argc, char** argv) {
     std::printf("cannot read %s\n", o.table.c_str());
     return 1;
   }
-  Status st = parse_expected_table(text, &table);
+  Status st = parse_expected_table(text, &table, o.table);
   if (!st.ok()) {
     std::printf("%s\n", st.detail.c_str());
     return 1;
   }
 
   int problems = 0;
-  std::set<std::string> listed;  // binary.case from --list
-  std::set<std::string> built;
-  for (const auto& path : o.binaries) {
+  // --manifest: every binary the project has (binary, backend, built, ...; tab-separated), and the built ones' paths
+  // beside it, whose --list is checked like a --binary's.
+  std::set<std::string> known;
+  std::vector<std::string> list_paths = o.binaries;
+  if (!o.manifest.empty()) {
+    std::string manifest_text;
+    if (!read_file(o.manifest, &manifest_text)) {
+      std::printf("cannot read --manifest %s\n", o.manifest.c_str());
+      return 1;
+    }
+    const std::string dir = o.manifest.substr(0, o.manifest.find_last_of('/') + 1);
+    for (auto line : split(manifest_text, '\n')) {
+      if (trim(line).empty() || line[0] == '#') continue;
+      auto fields = split(line, '\t');
+      known.emplace(fields[0]);
+      const std::string path = dir + std::string(fields[0]);
+      if (fields.size() > 2 && fields[2] == "yes" &&
+          std::find(o.binaries.begin(), o.binaries.end(), path) == o.binaries.end())
+        list_paths.push_back(path);
+    }
+  }
+  std::set<std::string> listed;   // binary.case from --list
+  std::set<std::string> built;    // --binary: every case must have a record (unless --plan says otherwise)
+  std::set<std::string> checked;  // binaries whose --list was read
+  for (const auto& path : o.binaries) built.insert(basename_of(path));
+  for (const auto& path : list_paths) {
     std::vector<std::string> cases;
     std::string bin = basename_of(path);
-    built.insert(bin);
+    checked.insert(bin);
+    if (!known.empty() && !known.count(bin)) {
+      std::printf("TABLE: --binary %s is not a binary of the manifest %s\n", path.c_str(), o.manifest.c_str());
+      ++problems;
+    }
+    if (::access(path.c_str(), X_OK) != 0) {
+      std::printf("TABLE: %s is not an executable binary\n", path.c_str());
+      ++problems;
+      continue;
+    }
     if (!list_cases(path, &cases)) {
       std::printf("TABLE: %s --list failed\n", path.c_str());
       ++problems;
@@ -277,23 +333,32 @@ int main(int argc, char** argv) {
     for (const auto& c : cases) {
       listed.insert(bin + "." + c);
       if (!std::any_of(table.begin(), table.end(), [&](auto& r) { return r.binary == bin && r.case_name == c; })) {
-        std::printf("TABLE: case %s.%s has no row in expected/verdicts.md\n", bin.c_str(), c.c_str());
+        std::printf("TABLE: case %s.%s has no row in %s\n", bin.c_str(), c.c_str(), o.table.c_str());
         ++problems;
       }
     }
   }
 
-  // --plan FILE: the binary.case names this run set out to run (scripts/triage leaves known-crash and self-test
+  // --plan FILE: the binary.case names this run set out to run, one a line, each optionally followed by the GPU
+  // pairs planned for it ("repro_x.read 0-1 1-0"): every planned pair must leave its record (scripts/triage leaves
+  // known-crash and self-test
   // cases out); without it every case of every --binary must have a record.
   std::set<std::string> plan;
+  std::map<std::string, std::set<std::string>> planned_pairs;
   if (!o.plan.empty()) {
     std::string plan_text;
     if (!read_file(o.plan, &plan_text)) {
       std::printf("cannot read --plan %s\n", o.plan.c_str());
       return 1;
     }
-    for (auto line : split(plan_text, '\n'))
-      if (!trim(line).empty()) plan.emplace(trim(line));
+    for (auto line : split(plan_text, '\n')) {
+      std::vector<std::string> words;
+      for (auto w : split(trim(line), ' '))
+        if (!trim(w).empty()) words.emplace_back(trim(w));
+      if (words.empty()) continue;
+      plan.insert(words[0]);
+      for (size_t i = 1; i < words.size(); ++i) planned_pairs[words[0]].insert(words[i]);
+    }
   }
   std::vector<Run> runs = read_runs(o.results);
   std::vector<Row> rows;
@@ -305,15 +370,22 @@ int main(int argc, char** argv) {
   for (const auto& t : table) {
     std::string name = t.binary + "." + t.case_name;
     if (!seen.insert(name).second) continue;
-    if (built.count(t.binary) && !listed.count(name)) {
+    if (!known.empty() && !known.count(t.binary)) {
+      std::printf("TABLE: row for %s names a binary that is not in the manifest (line %d)\n", name.c_str(), t.line);
+      ++problems;
+      continue;
+    }
+    if (checked.count(t.binary) && !listed.count(name)) {
       std::printf("TABLE: row for %s names a case the binary does not have (line %d)\n", name.c_str(), t.line);
       ++problems;
       continue;
     }
     bool any = false;
+    std::set<std::string> pairs_seen;
     for (const auto& run : runs) {
       if (!run.error.empty() || run.binary != t.binary || run.case_name != t.case_name) continue;
       any = true;
+      pairs_seen.insert(run.pair);
       const ExpectedRow* want = find_expected(table, t.binary, t.case_name, run.facts);
       Row r{name,
             run.pair,
@@ -349,6 +421,13 @@ int main(int argc, char** argv) {
     }
     // A case that should have run and left no record is CHANGED: a run that never reported (a launcher that died,
     // a test registered without --json, a record that could not be written) must not read as "not run".
+    // So is a planned pair without its record, beside the pairs that reported.
+    for (const auto& pair : planned_pairs[name])
+      if (!pairs_seen.count(pair))
+        rows.push_back({name, pair, verdict_cell(t), "-",
+                        "CHANGED: the planned run on GPU pair " + pair + " left no record in " + o.results, "", "",
+                        t.evidence, true, false});
+    if (!planned_pairs[name].empty()) continue;
     const bool planned = plan.empty() ? built.count(t.binary) > 0 : plan.count(name) > 0;
     if (!any && planned)
       rows.push_back(
@@ -372,21 +451,23 @@ int main(int argc, char** argv) {
   }
   std::printf("%d OK, %d CHANGED, %d not run, %d table problems\n", ok, changed, not_run, problems);
   if (o.matrix) std::fputs(matrices(rows, false).c_str(), stdout);
-  if (!o.summary_json.empty()) std::ofstream(o.summary_json) << json_rows(rows, ok, changed, not_run, problems);
-  if (!o.markdown.empty()) {
-    std::ofstream md(o.markdown);
-    md << "## Verdicts against expected/verdicts.md\n\n"
-       << ok << " OK, " << changed << " CHANGED, " << not_run << " not run, " << problems
-       << " table problems.\n\n| case | pair | expected | observed | result |\n"
-       << "| --- | --- | --- | --- | --- |\n";
-    for (const auto& r : rows)
-      md << "| " << r.name << " | " << (r.pair.empty() ? "-" : r.pair) << " | " << r.expected << " | " << r.observed
-         << " | " << md_cell(r.result) << " |\n";
-    std::string m = matrices(rows, true);
-    if (!m.empty()) md << "\n### Exporter x importer\n" << m;
+  // Each output written whole or reported: a folder that cannot take it is an error naming the path, never
+  // "written".
+  std::vector<std::pair<const std::string*, std::function<std::string()>>> outputs{
+      {&o.summary_json, [&] { return json_rows(rows, ok, changed, not_run, problems); }},
+      {&o.markdown, [&] { return markdown_report(rows, ok, changed, not_run, problems); }},
+      {&o.failures, [&] { return failures_md(runs, table); }},
+      {&o.gpus, [&] { return gpus_md(runs); }},
+      {&o.junit, [&] { return junit_xml(rows); }}};
+  bool unwritten = false;
+  for (const auto& [path, text] : outputs) {
+    if (path->empty()) continue;
+    Status w = write_file_atomically(*path, text());
+    if (!w.ok()) {
+      std::fprintf(stderr, "check_expected: cannot write %s: %s\n", path->c_str(), w.detail.c_str());
+      unwritten = true;
+    }
   }
-  if (!o.failures.empty()) std::ofstream(o.failures) << failures_md(runs, table);
-  if (!o.gpus.empty()) std::ofstream(o.gpus) << gpus_md(runs);
-  if (!o.junit.empty()) std::ofstream(o.junit) << junit_xml(rows);
+  if (unwritten) return 3;
   return changed || problems ? 1 : 0;
 }

@@ -161,11 +161,11 @@ bool condition_holds(std::string_view condition, const Facts& facts) {
   return true;
 }
 
-Status parse_expected_table(std::string_view markdown, std::vector<ExpectedRow>* out) {
+Status parse_expected_table(std::string_view markdown, std::vector<ExpectedRow>* out, std::string_view source) {
   std::vector<ExpectedRow> rows;
   int lineno = 0, table_line = 0;
   auto bad = [&](const std::string& why) {
-    return Status::fail("expected/verdicts.md line " + std::to_string(lineno) + ": " + why);
+    return Status::fail(std::string(source) + " line " + std::to_string(lineno) + ": " + why);
   };
   for (std::string_view line : split(markdown, '\n')) {
     ++lineno;
@@ -210,7 +210,7 @@ Status parse_expected_table(std::string_view markdown, std::vector<ExpectedRow>*
         return bad(r.binary + "." + r.case_name + " has a row after its unconditional '*' row");
     rows.push_back(std::move(r));
   }
-  if (table_line == 0) return Status::fail("expected/verdicts.md: no table found");
+  if (table_line == 0) return Status::fail(std::string(source) + ": no table found");
   std::set<std::string> with_default;
   for (const auto& r : rows)
     if (r.condition == "*") with_default.insert(r.binary + "." + r.case_name);

@@ -30,7 +30,9 @@ using Facts = std::map<std::string, std::string>;
 
 // Rows of a binary's case are tried in order; the first whose condition holds applies, and the last one must be
 // the unconditional "*" row. Any malformed row is an error naming its line.
-Status parse_expected_table(std::string_view markdown, std::vector<ExpectedRow>* rows);
+// `source` names the table in every error (a --table file is not expected/verdicts.md).
+Status parse_expected_table(std::string_view markdown, std::vector<ExpectedRow>* rows,
+                            std::string_view source = "expected/verdicts.md");
 Status check_condition_syntax(std::string_view condition);
 // A term whose key is not among the facts does not hold.
 bool condition_holds(std::string_view condition, const Facts& facts);

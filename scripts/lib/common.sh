@@ -76,7 +76,8 @@ vmr_need_commands() {
 vmr_configure() {
   vmr_need_commands cmake c++ make || return 1
   if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
-    cmake --preset "$(vmr_preset)" -S "$VMR_ROOT" -B "$BUILD_DIR" >&2 || return 1
+    # VMR_CMAKE_ARGS: extra cache settings (.ci/run: -DVMR_WERROR=ON), split on spaces.
+    cmake --preset "$(vmr_preset)" -S "$VMR_ROOT" -B "$BUILD_DIR" ${VMR_CMAKE_ARGS-} >&2 || return 1
   fi
 }
 

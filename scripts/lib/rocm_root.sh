@@ -86,8 +86,9 @@ vmr_rocm_root_test() {
   fi || return 1
   vmr_say "rocm root $suite: $(vmr_in_root "$root" "dpkg-query -W -f='\${Package} \${Version}  ' hipcc libamdhip64-dev libhsa-runtime-dev cmake g++")"
   t0=$(vmr_now)
-  # VMR_EXPECT_HSA_VMEM_HEADER: these headers declare the HSA vmem API, and hsa_api.h must take their declarations.
-  vmr_in_root "$root" "cmake -S /src -B /build -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  # VMR_EXPECT_HSA_VMEM_HEADER: these headers declare the HSA vmem API, and hsa_api.h must take their declarations;
+  # VMR_WERROR: a warning of clang-21/22 or g++ 16 in our code fails the build, as g++ 12's does on the host.
+  vmr_in_root "$root" "cmake -S /src -B /build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVMR_WERROR=ON \
       -DCMAKE_CXX_FLAGS=-DVMR_EXPECT_HSA_VMEM_HEADER -DCMAKE_HIP_FLAGS=-DVMR_EXPECT_HSA_VMEM_HEADER >/build.configure.log 2>&1 ||
       { tail -n 30 /build.configure.log; exit 1; }
     grep -E '^-- backend' /build.configure.log
