@@ -4,6 +4,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/expected.h"
@@ -14,7 +15,12 @@ using vmr::Facts;
 using vmr::Verdict;
 
 bool read_file(const std::string& path, std::string* out);
-// Text for an XML attribute or element (JUnit reports): one line, control bytes escaped, & < > " as entities.
+// Writes a report (Markdown, JSON, JUnit) to `path`, replacing it. Harness status "cannot write PATH: <errno>" where
+// it cannot be opened, written or flushed (no folder, a read-only one, a full disk): a report that is not there
+// must never read as written.
+vmr::Status write_text_file(const std::string& path, std::string_view text);
+// Text for an XML attribute or element (JUnit reports): one line, control bytes escaped, valid UTF-8 (else U+FFFD:
+// the file says it is UTF-8), & < > " as entities.
 std::string xml_escape(const std::string& s);
 
 // One run of one case, as its JSON record tells it.
