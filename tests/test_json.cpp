@@ -29,3 +29,53 @@ TEST(Json, MalformedInputIsRejected) {
                           "{\"a\":1,}", "\"\\x\"", "-", "[\"\x01\"]"})
     EXPECT_FALSE(parse_json(bad, &v).ok()) << bad;
 }
+
+// A record re-saved by Python's json.dump (ensure_ascii: every non-ASCII character as \uXXXX, pairs above U+FFFF,
+// "\/" from other writers, indentation and CRLF line ends) reads as the suite's own writer would have written it.
+TEST(Json, EscapesOfOtherWritersDecodeToUtf8) {
+  const char* resaved =
+      "{\r\n  \"detail\": \"caf\\u00e9 \\ufffd \\ud83d\\ude00 a\\/b \\u0041\\u00E9\",\r\n"
+      "\t\"n\": -1.5e+2, \"z\": 0, \"e\": 1E-2\r\n}\r\n";
+  JsonValue v;
+  ASSERT_TRUE(parse_json(resaved, &v).ok());
+  EXPECT_EQ(v.get_string("detail"), "caf\xc3\xa9 \xef\xbf\xbd \xf0\x9f\x98\x80 a/b A\xc3\xa9");
+  EXPECT_EQ(v.get("n")->num, -150);
+  EXPECT_EQ(v.get("e")->num, 0.01);
+}
+
+// Python writes an undecodable byte it kept as a lone surrogate (surrogateescape) as "\udcff": valid JSON, no
+// character; it reads as U+FFFD, and a high half followed by anything but a low half does not swallow it.
+TEST(Json, LoneSurrogateEscapesReadAsReplacement) {
+  JsonValue v;
+  ASSERT_TRUE(parse_json("[\"a\\udcffb\", \"\\ud800\\u0041\", \"\\ud800\"]", &v).ok());
+  ASSERT_EQ(v.arr.size(), 3u);
+  EXPECT_EQ(v.arr[0].str,
+            "a\xef\xbf\xbd"
+            "b");
+  EXPECT_EQ(v.arr[1].str,
+            "\xef\xbf\xbd"
+            "A");
+  EXPECT_EQ(v.arr[2].str, "\xef\xbf\xbd");
+}
+
+// Raw bytes that are not UTF-8 (a record written by a tool that copied them) never reach a report: each reads as
+// U+FFFD, in values and keys; well-formed multi-byte text is kept.
+TEST(Json, InvalidUtf8ReadsAsReplacement) {
+  JsonValue v;
+  ASSERT_TRUE(parse_json("{\"k\xff\": \"a\xc3\x28 \xed\xa0\x80 \xe2\x82\xac \xf0\x9f\x98\"}", &v).ok());
+  ASSERT_EQ(v.obj.size(), 1u);
+  EXPECT_EQ(v.obj[0].first, "k\xef\xbf\xbd");
+  EXPECT_EQ(v.obj[0].second.str,
+            "a\xef\xbf\xbd( \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd \xe2\x82\xac \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+  EXPECT_EQ(valid_utf8("ok \xe2\x82\xac \xff"), "ok \xe2\x82\xac \xef\xbf\xbd");
+}
+
+// Escapes and numbers outside the grammar stay refused, though strtod or a lax reader would take them.
+TEST(Json, InvalidEscapesAndNumbersAreRejected) {
+  JsonValue v;
+  for (const char* bad : {"\"\\u12\"", "\"\\u12G4\"", "\"\\U0041\"", "\"\\u\"", "\"\\", "+1", "01", ".5", "1.", "1e",
+                          "1e+", "-", "--1", "[1.e5]", "NaN", "Infinity", "-Infinity", "0x10", "[01]"})
+    EXPECT_FALSE(parse_json(bad, &v).ok()) << bad;
+  for (const char* good : {"0", "-0", "10", "1.25", "1e5", "1E+5", "-2.5e-3", "[0,1]"})
+    EXPECT_TRUE(parse_json(good, &v).ok()) << good;
+}

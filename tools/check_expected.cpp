@@ -24,7 +24,6 @@
 
 #include "harness/expected.h"
 #include "harness/json.h"
-#include "harness/output_file.h"
 #include "harness/text.h"
 #include "run_records.h"
 
@@ -51,11 +50,6 @@ struct Row {
   std::string name, pair, expected, observed, result, detail, metric, evidence;
   bool changed = false, not_run = false;
 };
-
-std::string md_cell(std::string s) {
-  for (size_t i = 0; (i = s.find('|', i)) != std::string::npos; i += 2) s.insert(i, "\\");
-  return s;
-}
 
 // For a bug report: every run that did not pass (or differs from expected/), with its command and the last stderr
 // lines of each rank - where ROCm's "Memory access fault by GPU node-N ... Reason: ..." appears.
@@ -205,7 +199,7 @@ std::string markdown_report(const std::vector<Row>& rows, int ok, int changed, i
      << "| --- | --- | --- | --- | --- |\n";
   for (const auto& r : rows)
     md << "| " << r.name << " | " << (r.pair.empty() ? "-" : r.pair) << " | " << r.expected << " | " << r.observed
-       << " | " << md_cell(r.result) << " |\n";
+       << " | " << md_text(r.result) << " |\n";
   std::string m = matrices(rows, true);
   if (!m.empty()) md << "\n### Exporter x importer\n" << m;
   return md.str();
@@ -253,7 +247,7 @@ std::string matrices(const std::vector<Row>& rows, bool markdown) {
         auto it = grid.find({e, i});
         std::string cell = e == i ? "-" : it == grid.end() ? "not run" : it->second;
         if (markdown)
-          os << " " << md_cell(cell) << " |";
+          os << " " << md_text(cell) << " |";
         else
           os << " " << std::left << std::setw(28) << cell;
       }
@@ -462,9 +456,9 @@ int main(int argc, char** argv) {
   bool unwritten = false;
   for (const auto& [path, text] : outputs) {
     if (path->empty()) continue;
-    Status w = write_file_atomically(*path, text());
+    Status w = write_text_file(*path, text());
     if (!w.ok()) {
-      std::fprintf(stderr, "check_expected: cannot write %s: %s\n", path->c_str(), w.detail.c_str());
+      std::fprintf(stderr, "check_expected: %s\n", w.detail.c_str());
       unwritten = true;
     }
   }

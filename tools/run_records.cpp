@@ -3,6 +3,7 @@
 #include <dirent.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -21,6 +22,29 @@ bool read_file(const std::string& path, std::string* out) {
   ss << f.rdbuf();
   *out = ss.str();
   return true;
+}
+
+std::string one_line(const std::string& s) { return valid_utf8(printable(s, 4000)); }
+
+std::string md_text(const std::string& s) {
+  std::string out;
+  for (char c : one_line(s)) {
+    if (c == '|') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+Status write_text_file(const std::string& path, std::string_view text) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) return Status::harness(errno_text("cannot write " + path));
+  // A full disk shows only when the buffer goes out (fflush, fclose), never at fwrite.
+  bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0;
+  int error = written ? 0 : errno;
+  if (std::fclose(f) != 0 && written) written = false, error = errno;
+  if (written) return Status::pass();
+  errno = error;
+  return Status::harness(errno_text("cannot write " + path));
 }
 
 // The runs of one record: one per case (a launch may run several cases in one rank life).
@@ -106,7 +130,7 @@ std::vector<Run> read_runs(const std::string& dir) {
 
 std::string xml_escape(const std::string& s) {
   std::string out;
-  for (char c : printable(s, 2000)) {
+  for (char c : valid_utf8(printable(s, 2000))) {
     switch (c) {
       case '&':
         out += "&amp;";

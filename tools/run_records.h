@@ -4,6 +4,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/expected.h"
@@ -14,7 +15,17 @@ using vmr::Facts;
 using vmr::Verdict;
 
 bool read_file(const std::string& path, std::string* out);
-// Text for an XML attribute or element (JUnit reports): one line, control bytes escaped, & < > " as entities.
+// Writes a report (Markdown, JSON, JUnit) to `path`, replacing it. Harness status "cannot write PATH: <errno>" where
+// it cannot be opened, written or flushed (no folder, a read-only one, a full disk): a report that is not there
+// must never read as written.
+vmr::Status write_text_file(const std::string& path, std::string_view text);
+// Outside text (folder and node names, case names, facts, reasons) made safe for a report: one line (control bytes
+// as \xNN, so a newline cannot forge a table row or a console line) and valid UTF-8 (else U+FFFD).
+std::string one_line(const std::string& s);
+// The same for Markdown, where a `|` would end a table cell (or start one in a heading a table follows): escaped.
+std::string md_text(const std::string& s);
+// Text for an XML attribute or element (JUnit reports): one line, control bytes escaped, valid UTF-8 (else U+FFFD:
+// the file says it is UTF-8), & < > " as entities.
 std::string xml_escape(const std::string& s);
 
 // One run of one case, as its JSON record tells it.

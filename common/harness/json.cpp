@@ -23,7 +23,41 @@ size_t utf8_length(std::string_view s, size_t i) {
   if (c == 0xf4 && b(i + 1) >= 0x90) return 0;  // above U+10FFFF
   return n;
 }
+
+void append_utf8(std::string* out, uint32_t cp) {
+  if (cp < 0x80) {
+    *out += char(cp);
+  } else if (cp < 0x800) {
+    *out += char(0xc0 | (cp >> 6));
+    *out += char(0x80 | (cp & 0x3f));
+  } else if (cp < 0x10000) {
+    *out += char(0xe0 | (cp >> 12));
+    *out += char(0x80 | ((cp >> 6) & 0x3f));
+    *out += char(0x80 | (cp & 0x3f));
+  } else {
+    *out += char(0xf0 | (cp >> 18));
+    *out += char(0x80 | ((cp >> 12) & 0x3f));
+    *out += char(0x80 | ((cp >> 6) & 0x3f));
+    *out += char(0x80 | (cp & 0x3f));
+  }
+}
+
+const char kReplacement[] = "\xef\xbf\xbd";  // U+FFFD
 }  // namespace
+
+std::string valid_utf8(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const size_t n = static_cast<unsigned char>(s[i]) < 0x80 ? 1 : utf8_length(s, i);
+    if (n == 0) {
+      out += kReplacement;
+      continue;
+    }
+    out.append(s.substr(i, n));
+    i += n - 1;
+  }
+  return out;
+}
 
 // Text from outside (the environment, a rank's output) may hold any bytes: each byte that does not start a
 // well-formed UTF-8 sequence becomes U+FFFD, so the record is always valid JSON.
@@ -58,7 +92,7 @@ std::string json_quote(std::string_view s) {
           out.append(s.substr(i, n));
           i += n - 1;
         } else {
-          out += "\xef\xbf\xbd";
+          out += kReplacement;
         }
     }
   }
@@ -165,65 +199,70 @@ class Parser {
     i_ += w.size();
     return true;
   }
+  // A string's text is always valid UTF-8: a byte that does not start a well-formed sequence, and a \u escape of
+  // a lone surrogate (Python writes those for undecodable bytes), become U+FFFD, as the writer does.
   bool string(std::string* s) {
     if (i_ >= t_.size() || t_[i_] != '"') return false;
     ++i_;
     while (i_ < t_.size() && t_[i_] != '"') {
-      char c = t_[i_++];
-      if (static_cast<unsigned char>(c) < 0x20) return false;
-      if (c != '\\') {
-        *s += c;
-        continue;
-      }
-      if (i_ >= t_.size()) return false;
-      char e = t_[i_++];
-      switch (e) {
-        case '"':
-          *s += '"';
-          break;
-        case '\\':
-          *s += '\\';
-          break;
-        case '/':
-          *s += '/';
-          break;
-        case 'n':
-          *s += '\n';
-          break;
-        case 't':
-          *s += '\t';
-          break;
-        case 'r':
-          *s += '\r';
-          break;
-        case 'b':
-          *s += '\b';
-          break;
-        case 'f':
-          *s += '\f';
-          break;
-        case 'u': {
-          int64_t cp = 0;
-          if (i_ + 4 > t_.size()) return false;
-          for (int k = 0; k < 4; ++k) {
-            char h = t_[i_++];
-            int d = isdigit(static_cast<unsigned char>(h)) ? h - '0'
-                    : (h >= 'a' && h <= 'f')               ? h - 'a' + 10
-                    : (h >= 'A' && h <= 'F')               ? h - 'A' + 10
-                                                           : -1;
-            if (d < 0) return false;
-            cp = cp * 16 + d;
-          }
-          if (cp >= 0x80) return false;  // the suite writes ASCII escapes only
-          *s += char(cp);
-          break;
-        }
-        default:
-          return false;
+      const unsigned char c = static_cast<unsigned char>(t_[i_]);
+      if (c < 0x20) return false;
+      if (c == '\\') {
+        ++i_;
+        if (!escape(s)) return false;
+      } else if (c < 0x80) {
+        *s += char(c);
+        ++i_;
+      } else if (size_t n = utf8_length(t_, i_)) {
+        s->append(t_.substr(i_, n));
+        i_ += n;
+      } else {
+        *s += kReplacement;
+        ++i_;
       }
     }
     if (i_ >= t_.size()) return false;
     ++i_;
+    return true;
+  }
+  // The escape after a backslash: the two-character ones, or \uXXXX (a surrogate pair as one code point).
+  bool escape(std::string* s) {
+    if (i_ >= t_.size()) return false;
+    const char e = t_[i_++];
+    static const std::string_view kFrom = "\"\\/bfnrt", kTo = "\"\\/\b\f\n\r\t";
+    if (size_t k = kFrom.find(e); k != std::string_view::npos) {
+      *s += kTo[k];
+      return true;
+    }
+    uint32_t cp = 0;
+    if (e != 'u' || !hex4(&cp)) return false;
+    if (cp >= 0xd800 && cp <= 0xdbff && t_.substr(i_, 2) == "\\u") {
+      size_t back = i_;
+      uint32_t low = 0;
+      i_ += 2;
+      if (hex4(&low) && low >= 0xdc00 && low <= 0xdfff) {
+        append_utf8(s, 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00));
+        return true;
+      }
+      i_ = back;  // not its low half: the next escape stands alone
+    }
+    if (cp >= 0xd800 && cp <= 0xdfff)
+      *s += kReplacement;
+    else
+      append_utf8(s, cp);
+    return true;
+  }
+  bool hex4(uint32_t* cp) {
+    if (i_ + 4 > t_.size()) return false;
+    for (int k = 0; k < 4; ++k) {
+      const char h = t_[i_++];
+      const int d = isdigit(static_cast<unsigned char>(h)) ? h - '0'
+                    : (h >= 'a' && h <= 'f')               ? h - 'a' + 10
+                    : (h >= 'A' && h <= 'F')               ? h - 'A' + 10
+                                                           : -1;
+      if (d < 0) return false;
+      *cp = *cp * 16 + uint32_t(d);
+    }
     return true;
   }
   bool value(JsonValue* v, int depth) {
@@ -289,12 +328,31 @@ class Parser {
       v->type = JsonValue::Null;
       return true;
     }
-    size_t start = i_;
-    while (i_ < t_.size() && (isdigit(static_cast<unsigned char>(t_[i_])) || t_[i_] == '-' || t_[i_] == '+' ||
-                              t_[i_] == '.' || t_[i_] == 'e' || t_[i_] == 'E'))
+    return number(v);
+  }
+  // RFC 8259's grammar, -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?: strtod alone would also take "+1", "01",
+  // ".5" and "1.", which no JSON writer emits.
+  bool number(JsonValue* v) {
+    const size_t start = i_;
+    auto digits = [&] {
+      const size_t from = i_;
+      while (i_ < t_.size() && isdigit(static_cast<unsigned char>(t_[i_]))) ++i_;
+      return i_ > from;
+    };
+    auto next_is = [&](std::string_view chars) { return i_ < t_.size() && chars.find(t_[i_]) != chars.npos; };
+    if (next_is("-")) ++i_;
+    if (next_is("0"))
       ++i_;
+    else if (!digits())
+      return false;
+    if (next_is(".") && (++i_, !digits())) return false;
+    if (next_is("eE")) {
+      ++i_;
+      if (next_is("+-")) ++i_;
+      if (!digits()) return false;
+    }
     v->type = JsonValue::Number;
-    return i_ > start && parse_double(t_.substr(start, i_ - start), &v->num);
+    return parse_double(t_.substr(start, i_ - start), &v->num);
   }
 
   std::string_view t_;

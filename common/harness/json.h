@@ -1,4 +1,5 @@
-// Minimal JSON: a writer for --json records and a strict reader for the expected-verdict check.
+// Minimal JSON: a writer for --json records and a strict reader for the tools that read them (check_expected, the
+// fleet report), which also takes records re-saved by other writers (\uXXXX escapes, surrogate pairs, indentation).
 #pragma once
 
 #include <cstdint>
@@ -36,6 +37,9 @@ class JsonWriter {
 };
 
 std::string json_quote(std::string_view s);
+// `s` with each byte that does not start a well-formed UTF-8 sequence replaced by U+FFFD: the rule of json_quote and
+// of the reader, for the other reports of outside text (Markdown, XML).
+std::string valid_utf8(std::string_view s);
 
 struct JsonValue {
   enum Type { Null, Bool, Number, String, Array, Object } type = Null;
@@ -49,6 +53,8 @@ struct JsonValue {
   std::string get_string(std::string_view key, std::string fallback = {}) const;
 };
 
+// Refuses anything outside RFC 8259's grammar (NaN, "+1", "\x", raw control bytes, trailing data); every string it
+// gives (keys too) is valid UTF-8: invalid bytes and lone-surrogate escapes read as U+FFFD.
 Status parse_json(std::string_view text, JsonValue* out);
 
 }  // namespace vmr

@@ -26,7 +26,7 @@ export BUILD_DIR=$build VMR_FAKE_GPUS=2
 "$repo/scripts/fleet" run -N 3 --gpus-per-node 2 --out "$work/agree" --junit "$work/agree/junit.xml" >"$work/agree.out" 2>&1
 rc=$?; cat "$work/agree.out"
 [ $rc = 0 ] || fail "3 agreeing nodes: exit $rc"
-grep -q '^fleet: 3 node(s), 0 did not answer, 0 difference(s)$' "$work/agree.out" || fail "summary line"
+grep -q '^fleet: 3 node(s), 0 did not answer, 0 difference(s), 0 problem(s)$' "$work/agree.out" || fail "summary line"
 for n in n1 n2 n3; do
   grep -Eq "^\| $n \|.* PASS 2/2 \| PASS 2/2 \|" "$work/agree/fleet.md" || fail "row of $n: $(grep "^| $n " "$work/agree/fleet.md")"
 done

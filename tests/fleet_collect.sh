@@ -1,0 +1,216 @@
+#!/usr/bin/env bash
+# scripts/fleet collect and fleet_report over node folders of fabricated run records (no Slurm, no GPU, no triage
+# run): what the report decides on inputs a fleet really produces or a hostile one could.
+#   1. agreement, with a SKIPped GPU case and a record re-saved by Python's json.dump (\u escapes, indentation);
+#   2. a tie for the majority; one case every node fails; a node's worst pair in its cell;
+#   3. nodes of the job's list without a folder, a folder still INCOMPLETE, a node list that cannot be read;
+#   4. a truncated record, a stray record of another node in a node's folder;
+#   5. two folders of one node name and one folder name under different parents; a folder given twice;
+#   6. names with `|`, a newline or invalid UTF-8, a fact with a backtick, invalid UTF-8 inside records (fleet.md,
+#      JUnit, console; bug-report.md through the same reader);
+#   7. reports that cannot be written; --help.
+#   usage: fleet_collect.sh REPO BUILD_DIR WORK_DIR
+set -uo pipefail
+repo=$1 build=$2 work=$3
+rm -rf "$work" && mkdir -p "$work"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+export BUILD_DIR=$build
+
+# record FOLDER NODE BINARY CASE VERDICT [PAIR] [DETAIL] [VARIABLES]: one run record as a triage leaves it (NODE "-":
+# none named; VARIABLES: more "NAME":"VALUE" pairs of the environment's variables, raw JSON).
+record() {
+  local dir=$1 node=$2 binary=$3 case=$4 verdict=$5 pair=${6-} detail=${7:-detail of $5} vars=${8-}
+  local devices='[0,1]' source='default 0..N-1' file="$binary.$case.json" backend=host name=""
+  [ -z "$pair" ] || { devices="[${pair/-/,}]" source=--devices file="$binary.$case.$pair.json"; }
+  [ "$binary" = repro_host_shm ] || backend=cuda
+  [ "$node" = - ] || name="\"node\":\"$node\",\"host\":\"$node\","
+  mkdir -p "$dir"
+  [ -e "$dir/summary.json" ] || echo '{}' >"$dir/summary.json"
+  printf '%s\n' "{\"schema\":\"vmem-repro-run/1\",\"binary\":\"$binary\",\"backend\":\"$backend\",\"verdict\":\"$verdict\",\
+\"environment\":{$name\"kernel\":\"Linux 6.1\",\"variables\":{\"HSA_XNACK\":\"(unset)\"${vars:+,$vars}}},\
+\"options\":{\"ranks\":2,\"devices\":$devices,\"device_source\":\"$source\"},\"cases\":[{\"case\":\"$case\",\
+\"verdict\":\"$verdict\",\"detail\":\"$detail\",\"metrics\":{},\"ranks\":[{\"info\":{},\"stderr_tail\":[\"$detail\"]}]}]}" \
+    >"$dir/$file"
+}
+healthy() { record "$1" "$2" repro_host_shm read PASS && record "$1" "$2" repro_host_shm atomics PASS; }
+collect() {  # collect NAME ARGS...: scripts/fleet collect --out WORK/NAME ARGS; rc and WORK/NAME.out
+  local name=$1
+  shift
+  "$repo/scripts/fleet" collect --out "$work/$name" "$@" >"$work/$name.out" 2>&1
+  rc=$?
+  cat "$work/$name.out"
+}
+has() { grep -qF -- "$2" "$1" || fail "$1 lacks '$2':"$'\n'"$(cat "$1")"; }
+lacks() { ! grep -qF -- "$2" "$1" || fail "$1 has '$2':"$'\n'"$(cat "$1")"; }
+utf8() { iconv -f UTF-8 -t UTF-8 "$1" >/dev/null 2>&1 || fail "$1 is not valid UTF-8"; }
+
+# 1. Agreement: a GPU case that SKIPs everywhere changes nothing; a record re-saved by json.dump(indent=2) reads
+#    as written (the node's name in \u escapes, a pair above U+FFFF, "\/").
+for n in n1 n2; do
+  healthy "$work/agree/$n" "$n"
+  record "$work/agree/$n" "$n" repro_cuda_vmm read SKIP "" "rank 0: no NVIDIA driver"
+done
+healthy "$work/agree/n3" "n\u00e9"
+cat >"$work/agree/n3/repro_host_shm.read.json" <<'EOF'
+{
+  "schema": "vmem-repro-run/1",
+  "binary": "repro_host_shm",
+  "backend": "host",
+  "verdict": "PASS",
+  "environment": {
+    "node": "n\u00e9",
+    "kernel": "Linux 6.1",
+    "variables": {"HSA_XNACK": "(unset)"}
+  },
+  "options": {"ranks": 2, "devices": [0, 1], "device_source": "default 0..N-1"},
+  "cases": [
+    {"case": "read", "verdict": "PASS", "detail": "read \ud83d\ude00 \/ \ufffd", "metrics": {}, "ranks": []}
+  ]
+}
+EOF
+collect agree "$work/agree"/*
+[ $rc = 0 ] || fail "3 agreeing nodes: exit $rc"
+has "$work/agree.out" "fleet: 3 node(s), 0 did not answer, 0 difference(s), 0 problem(s)"
+has "$work/agree/fleet.md" $'| n\xc3\xa9 | - | PASS 1/1 | PASS 1/1 |'
+has "$work/agree/fleet.md" "| n1 | SKIP 1/1 | PASS 1/1 | PASS 1/1 |"
+
+# 2. A tie: one node PASSes, one FAILs; the report says it is a tie and which verdict it took (PASS), and names
+#    the node that FAILs with what sets it apart, not the one that PASSes.
+healthy "$work/tie/n1" n1
+record "$work/tie/n2" n2 repro_host_shm read PASS "" "" '"HSA_ODD":"1"'
+record "$work/tie/n2" n2 repro_host_shm atomics FAIL "" "" '"HSA_ODD":"1"'
+collect tie "$work/tie"/*
+[ $rc = 1 ] || fail "a tie with a FAIL: exit $rc, want 1"
+has "$work/tie.out" "  repro_host_shm.atomics: FAIL on n2 (a tie, PASS taken as the majority); set apart by HSA_ODD = 1"
+has "$work/tie/fleet.md" "### repro_host_shm.atomics: FAIL on n2 (a tie, PASS taken as the majority)"
+has "$work/tie/fleet.md" '- `HSA_ODD = 1` on all of them; differs on 1 of 1 other node(s)'
+lacks "$work/tie/fleet.md" "PASS on n1"
+has "$work/tie/fleet.json" '"case":"repro_host_shm.atomics","majority":"PASS","tie":true'
+has "$work/tie/fleet.json" '"case":"repro_host_shm.read","majority":"PASS","tie":false'
+# Every node FAILs a case expected to PASS: the majority's verdict is still a difference from expected/.
+for n in n1 n2; do record "$work/allfail/$n" $n repro_host_shm atomics FAIL; done
+collect allfail "$work/allfail"/*
+[ $rc = 1 ] || fail "every node FAILs atomics: exit $rc, want 1"
+has "$work/allfail/fleet.md" "### repro_host_shm.atomics: FAIL on n1, n2 (majority FAIL)"
+# A node's cell gives its worst verdict and the pairs that had it, though a better one came first.
+for n in n1 n2; do record "$work/cells/$n" $n repro_host_shm atomics PASS 0-1; done
+record "$work/cells/n1" n1 repro_host_shm atomics CRASH 1-0 "rank 1 killed by SIGSEGV"
+record "$work/cells/n2" n2 repro_host_shm atomics PASS 1-0
+collect cells "$work/cells"/*
+has "$work/cells/fleet.md" "| n1 | CRASH 1/2: 1->0 (1 CHANGED) |"
+has "$work/cells/fleet.md" "| n2 | PASS 2/2 |"
+
+# 3. The job's node list (OUT/nodes.txt, as `fleet run` writes it) names n3, which left no folder; n4's triage
+#    was interrupted (INCOMPLETE). Both did not answer; a list that cannot be read is a bad command line.
+healthy "$work/listed/n1" n1
+healthy "$work/listed/n2" n2
+healthy "$work/listed/n4" n4
+touch "$work/listed/n4/INCOMPLETE"
+mkdir -p "$work/listed-out"
+printf 'n1\nn2\nn3\n' >"$work/listed-out/nodes.txt"
+collect listed-out "$work/listed"/*
+[ $rc = 1 ] || fail "a listed node without a folder: exit $rc, want 1"
+has "$work/listed-out.out" "  node n3 did not answer: no results folder (the node did not answer)"
+has "$work/listed-out.out" "  node n4 did not answer: its triage did not finish (INCOMPLETE)"
+has "$work/listed-out/fleet.md" "| n3 | did not answer | did not answer |"
+has "$work/listed-out/fleet.md" "| n4 | did not answer | did not answer |"
+"$build/bin/fleet_report" --table "$repo/expected/verdicts.md" --out "$work/listed-out" --nodes "$work/no-such-list" \
+  "$work/listed/n1" >"$work/nolist.out" 2>&1
+rc=$?
+[ $rc = 2 ] || fail "an unreadable --nodes file: exit $rc, want 2"
+has "$work/nolist.out" "fleet_report: cannot read the node list $work/no-such-list"
+
+# 4. One record of n1 cut short (a disk that filled, a copy interrupted): a problem of n1, exit 1. A stray record
+#    of n2 in n1's folder: n1 stays n1 (it does not become n2), the stray record is a problem and counts nowhere.
+healthy "$work/cut/n1" n1
+healthy "$work/cut/n2" n2
+head -c 150 "$work/cut/n2/repro_host_shm.atomics.json" >"$work/cut/n1/repro_host_shm.atomics.json"
+collect cut "$work/cut"/*
+[ $rc = 1 ] || fail "a truncated record: exit $rc, want 1"
+has "$work/cut.out" "fleet: 2 node(s), 0 did not answer, 0 difference(s), 1 problem(s)"
+has "$work/cut.out" "  node n1: unreadable run record repro_host_shm.atomics.json: JSON: malformed at offset 150"
+has "$work/cut/fleet.md" "- n1: unreadable run record repro_host_shm.atomics.json: JSON: malformed at offset 150"
+healthy "$work/stray/n1" n1
+healthy "$work/stray/n3" n3
+record "$work/stray/n1x" n2 repro_host_shm read FAIL
+mv "$work/stray/n1x/repro_host_shm.read.json" "$work/stray/n1/repro_host_shm.stray.json" && rm -r "$work/stray/n1x"
+collect stray "$work/stray"/*
+[ $rc = 1 ] || fail "a stray record: exit $rc, want 1"
+has "$work/stray/fleet.md" "| n1 | PASS 1/1 | PASS 1/1 |"
+lacks "$work/stray/fleet.md" "| n2 |"
+has "$work/stray.out" "  node n1: run record repro_host_shm.stray.json is a record of node n2, not of n1"
+
+# 5. n1 gathered from two racks (the same SLURMD_NODENAME, the same folder name): two rows, never one merged cell;
+#    the shortest tails of their paths tell them apart. The same folder given twice is refused.
+record "$work/racks/r1/n1" n1 repro_host_shm atomics FAIL
+record "$work/racks/r2/n1" n1 repro_host_shm atomics PASS
+record "$work/racks/r2/n2" n2 repro_host_shm atomics PASS
+collect racks "$work/racks/r1/n1" "$work/racks/r2/n1" "$work/racks/r2/n2"
+[ $rc = 1 ] || fail "two n1: exit $rc, want 1"
+has "$work/racks/fleet.md" "| r1/n1 | FAIL 1/1: - (1 CHANGED) |"
+has "$work/racks/fleet.md" "| r2/n1 | PASS 1/1 |"
+has "$work/racks/fleet.md" "### repro_host_shm.atomics: FAIL on r1/n1 (majority PASS)"
+collect twice "$work/racks/r2/n2" "$work/racks/r2/n2/"
+[ $rc = 2 ] || fail "a folder given twice: exit $rc, want 2"
+has "$work/twice.out" "fleet_report: the folder $work/racks/r2/n2/ is given twice"
+
+# 6. Hostile names and text: a folder "x|y" (records naming no node), a node whose name has a newline, a folder
+#    whose name is not UTF-8; a fact with a backtick; raw bytes that are not UTF-8 in a record's detail and facts.
+#    The table keeps its columns, every output is one line per entry and valid UTF-8.
+healthy "$work/odd/x|y" -
+healthy "$work/odd/plain" plain
+healthy "$work/odd/"$'bad\xff' -
+record "$work/odd/nl" 'nl\nname' repro_host_shm read PASS "" "" $'"HSA_TICK":"a`b","HSA_RAW":"v\xfe"'
+record "$work/odd/nl" 'nl\nname' repro_host_shm atomics FAIL "" $'lost \xff\xfe here' $'"HSA_TICK":"a`b","HSA_RAW":"v\xfe"'
+collect odd --junit "$work/odd.xml" "$work/odd"/*
+[ $rc = 1 ] || fail "hostile names: exit $rc, want 1"
+has "$work/odd/fleet.md" '| x\|y | PASS 1/1 | PASS 1/1 |'
+has "$work/odd/fleet.md" '| nl\x0aname | FAIL 1/1: - (1 CHANGED) | PASS 1/1 |'
+has "$work/odd/fleet.md" $'| bad\xef\xbf\xbd | PASS 1/1 | PASS 1/1 |'
+has "$work/odd/fleet.md" '### repro_host_shm.atomics: FAIL on nl\x0aname (majority PASS)'
+has "$work/odd/fleet.md" '- ``HSA_TICK = a`b`` on all of them'
+has "$work/odd/fleet.md" $'- `HSA_RAW = v\xef\xbf\xbd` on all of them'
+bad_rows=$(grep '^|' "$work/odd/fleet.md" | sed 's/\\|//g' | awk -F'|' 'NF != 5' | wc -l)
+[ "$bad_rows" = 0 ] || fail "fleet.md's table lost its columns: $(grep '^|' "$work/odd/fleet.md")"
+has "$work/odd.out" '  repro_host_shm.atomics: FAIL on nl\x0aname (majority PASS)'
+grep -q '^name' "$work/odd.out" && fail "a node's newline forged a console line"
+has "$work/odd/fleet.json" '"name":"nl\nname"'
+has "$work/odd/fleet.json" '"name":"x|y"'
+for f in "$work/odd/fleet.md" "$work/odd/fleet.json" "$work/odd.xml" "$work/odd.out"; do utf8 "$f"; done
+if command -v python3 >/dev/null; then
+  python3 - "$work/odd.xml" <<'PY' || fail "the JUnit file of hostile names does not parse"
+import sys, xml.etree.ElementTree as ET
+suites = {s.get("name"): s for s in ET.parse(sys.argv[1]).getroot().findall("testsuite")}
+assert "nl\\x0aname" in suites and "x|y" in suites and "bad\ufffd" in suites, sorted(suites)
+assert int(suites["nl\\x0aname"].get("failures")) == 1
+PY
+fi
+# bug-report.md reads the same records through the same reader: the raw bytes arrive as U+FFFD there too.
+"$repo/scripts/bug-report" --no-redact "$work/odd/nl" >"$work/bug-report.out" 2>&1 || fail "bug-report: $(cat "$work/bug-report.out")"
+has "$work/odd/nl/bug-report.md" $'lost \xef\xbf\xbd\xef\xbf\xbd here'
+utf8 "$work/odd/nl/bug-report.md"
+
+# 7. A report that cannot be written is an error naming it (exit 3), never "fleet report: ..." as if written: a
+#    --out that is a file, a full disk (/dev/full), a folder this user cannot write.
+: >"$work/a-file"
+"$build/bin/fleet_report" --table "$repo/expected/verdicts.md" --out "$work/a-file" "$work/agree/n1" >"$work/unwritable.out" 2>&1
+rc=$?
+[ $rc = 3 ] || fail "--out a file: exit $rc, want 3"
+has "$work/unwritable.out" "fleet_report: cannot write $work/a-file/fleet.json: Not a directory"
+lacks "$work/unwritable.out" "fleet report:"
+collect full --junit /dev/full "$work/agree/n1"
+[ $rc = 3 ] || fail "--junit /dev/full: exit $rc, want 3"
+has "$work/full.out" "fleet_report: cannot write /dev/full: No space left on device"
+if [ "$(id -u)" != 0 ]; then  # root writes anywhere
+  mkdir -p "$work/read-only" && chmod 555 "$work/read-only"
+  collect read-only "$work/agree/n1"
+  chmod 755 "$work/read-only"
+  [ $rc = 3 ] || fail "a read-only --out: exit $rc, want 3"
+  has "$work/read-only.out" "fleet_report: cannot write $work/read-only/fleet.json: Permission denied"
+fi
+# --help is the script's header, all of it and nothing of its code.
+"$repo/scripts/fleet" --help >"$work/help.out" 2>&1 || fail "fleet --help: exit $?"
+has "$work/help.out" "Exit: 0 every node answered and agrees"
+[ "$(tail -n 1 "$work/help.out")" = "(an injected fact; VMR_FORCE_FAIL=binary.case makes a case fail there)." ] ||
+  fail "fleet --help does not end with its header: $(tail -n 3 "$work/help.out")"
+echo "fleet collect: all checks passed"
