@@ -118,17 +118,34 @@ RESULTS_DIR=$work/plain triage >"$work/exists.out" 2>&1; rc=$?
 mkdir -p "$work/fakebin"
 printf '#!/bin/sh\necho "GPU 0: stand-in (UUID: GPU-0)"\necho "GPU 1: stand-in (UUID: GPU-1)"\n' >"$work/fakebin/nvidia-smi"
 chmod +x "$work/fakebin/nvidia-smi"
-# count BACKEND [env arguments]: what triage's gpu_count says under that environment.
+# count BACKEND [env arguments]: how many GPUs triage plans on for BACKEND under that environment.
 count() {
   local backend=$1; shift
-  env "$@" PATH="$work/fakebin:$PATH" bash -c 'source <(sed -n "/^gpu_count() {/,/^}/p" "$1"); gpu_count "$2"' _ \
-    "$repo/scripts/triage" "$backend"
+  env "$@" PATH="$work/fakebin:$PATH" bash -c 'source "$1"; vmr_gpu_count "$2"' _ "$repo/scripts/lib/visible.sh" "$backend"
 }
 [ "$(count cuda)" = 0 ] || fail "CUDA_VISIBLE_DEVICES='' counts $(count cuda) GPUs, want 0"
-[ "$(count cuda CUDA_VISIBLE_DEVICES=0,GPU-x)" = 2 ] || fail "CUDA_VISIBLE_DEVICES=0,GPU-x: want 2"
 [ "$(count cuda -u CUDA_VISIBLE_DEVICES)" = 2 ] || fail "CUDA_VISIBLE_DEVICES unset: want the 2 GPUs nvidia-smi lists"
-[ "$(count hip ROCR_VISIBLE_DEVICES=0,1)" = 0 ] || fail "HIP_VISIBLE_DEVICES='' must win over ROCR_VISIBLE_DEVICES"
-[ "$(count hsa -u HIP_VISIBLE_DEVICES ROCR_VISIBLE_DEVICES=0,1,2)" = 3 ] || fail "ROCR_VISIBLE_DEVICES=0,1,2 alone: want 3"
+# As the CUDA driver counts (scripts/lib/visible.sh): up to the first entry that names no GPU of the driver's list.
+for want in "0,1:2" "1,0:2" "0,GPU-1:2" "0,,1:1" "0,1,:2" ",0:0" "-1:0" "0,-1,1:1" "0,5,1:1" "0,GPU-x,1:1" "0,0:0"; do
+  got=$(count cuda CUDA_VISIBLE_DEVICES="${want%:*}")
+  [ "$got" = "${want##*:}" ] || fail "CUDA_VISIBLE_DEVICES='${want%:*}' counts $got GPUs, want ${want##*:}"
+done
+# HIP and ROCr, where this machine has no KFD GPU (their counts then go by the variables alone; the rules against
+# a GPU count are tests/visible_devices.sh's): ROCr hides first, then HIP's list (HIP_VISIBLE_DEVICES when not
+# empty, else CUDA_VISIBLE_DEVICES) counts among what ROCr shows.
+if ! grep -qs '^simd_count [1-9]' /sys/class/kfd/kfd/topology/nodes/*/properties; then
+  [ "$(count hip)" = 0 ] || fail "ROCR_VISIBLE_DEVICES='' must hide every GPU from HIP"
+  [ "$(count hip ROCR_VISIBLE_DEVICES=0,1)" = 2 ] || fail "HIP_VISIBLE_DEVICES='' hides nothing from HIP (clr reads it as unset)"
+  [ "$(count hip ROCR_VISIBLE_DEVICES=0,1 CUDA_VISIBLE_DEVICES=1)" = 1 ] ||
+    fail "HIP_VISIBLE_DEVICES='': HIP takes CUDA_VISIBLE_DEVICES=1 instead, want 1"
+  [ "$(count hsa -u HIP_VISIBLE_DEVICES ROCR_VISIBLE_DEVICES=0,1,2)" = 3 ] || fail "ROCR_VISIBLE_DEVICES=0,1,2 alone: want 3"
+  for want in "0,,1:1" "0,1,:2" "-1:0"; do
+    for var in HIP_VISIBLE_DEVICES ROCR_VISIBLE_DEVICES; do
+      got=$(count hip -u ROCR_VISIBLE_DEVICES "$var=${want%:*}")
+      [ "$got" = "${want##*:}" ] || fail "$var='${want%:*}' counts $got GPUs for HIP, want ${want##*:}"
+    done
+  done
+fi
 if awk -F'\t' '$2 == "cuda" && $3 == "yes" { found = 1 } END { exit !found }' "$build/bin/manifest.txt"; then
   PATH=$work/fakebin:$PATH RESULTS_DIR=$work/hidden triage >"$work/hidden.out" 2>&1
   grep -q '^backend cuda: 0 GPU(s) visible' "$work/hidden.out" || fail "CUDA_VISIBLE_DEVICES='': $(grep '^backend cuda' "$work/hidden.out")"
