@@ -102,11 +102,28 @@ VMR_FAKE_GPUS=4 RESULTS_DIR=$work/serial triage --serial >"$work/serial.out" 2>&
 grep -q 'one run at a time (--serial): bandwidth measured alone' "$work/serial.out" || fail "--serial is not said"
 triage --jobs 0 >"$work/bad.out" 2>&1; [ $? = 2 ] || fail "--jobs 0 accepted"
 
-# Bad command lines are exit 2 with one line; an existing RESULTS_DIR is exit 3 (could not run), nothing written.
-for args in "--pairs x" "--pairs" "--bogus"; do
-  triage $args >"$work/bad.out" 2>&1; rc=$?
-  [ $rc = 2 ] || fail "'$args': exit $rc, want 2"
-done
+# Bad command lines are exit 2 with one line, before any results folder; an existing RESULTS_DIR is exit 3 (could
+# not run), nothing written. --pairs: the whole list must read as pairs (a tail of junk would drop a pair), each
+# of two GPUs (a GPU with itself lands on the matrix's "-"), each once, and below the GPUs there are (2 here).
+bad() {  # bad WANT ARGS...: a 2-GPU triage with ARGS is exit 2 with one line matching WANT, and writes nothing
+  local want=$1; shift
+  VMR_FAKE_GPUS=2 RESULTS_ROOT=$work/badroot triage "$@" >"$work/bad.out" 2>&1; rc=$?
+  [ $rc = 2 ] || fail "'$*': exit $rc, want 2: $(cat "$work/bad.out")"
+  [ "$(wc -l <"$work/bad.out")" = 1 ] && grep -q -- "$want" "$work/bad.out" ||
+    fail "'$*': want one line saying '$want', got: $(cat "$work/bad.out")"
+  [ ! -e "$work/badroot" ] || fail "'$*': a results folder was made"
+}
+bad "is not a list" --pairs x
+bad "needs a list" --pairs
+bad "unknown argument" --bogus
+bad "'0:1,1:2junk' is not a list" --pairs 0:1,1:2junk
+bad "'junk0:1' is not a list" --pairs junk0:1
+bad "'0:1,' is not a list" --pairs 0:1,
+bad "1:1 pairs GPU 1 with itself" --pairs 0:1,1:1
+bad "0:5 names GPU 5, but host shows 2 GPUs" --pairs 0:5
+bad "lists 0:1 twice" --pairs 0:1,1:0,00:1
+# A backend with fewer than 2 GPUs takes no pairs (it runs once, to say why), so --pairs is not checked there.
+VMR_FAKE_GPUS=1 RESULTS_DIR=$work/onepair triage --pairs 0:1 >"$work/onepair.out" 2>&1 || fail "--pairs 0:1 on 1 GPU: exit $?"
 VMR_FAKE_GPUS=abc triage >"$work/bad.out" 2>&1; [ $? = 2 ] || fail "VMR_FAKE_GPUS=abc: want exit 2"
 triage_before=$(ls "$work/plain" | wc -l)
 RESULTS_DIR=$work/plain triage >"$work/exists.out" 2>&1; rc=$?
