@@ -105,6 +105,7 @@ triage --jobs 0 >"$work/bad.out" 2>&1; [ $? = 2 ] || fail "--jobs 0 accepted"
 # Bad command lines are exit 2 with one line, before any results folder; an existing RESULTS_DIR is exit 3 (could
 # not run), nothing written. --pairs: the whole list must read as pairs (a tail of junk would drop a pair), each
 # of two GPUs (a GPU with itself lands on the matrix's "-"), each once, and below the GPUs there are (2 here).
+# After --: nothing triage chooses per run (a second --devices would be each run's usage error).
 bad() {  # bad WANT ARGS...: a 2-GPU triage with ARGS is exit 2 with one line matching WANT, and writes nothing
   local want=$1; shift
   VMR_FAKE_GPUS=2 RESULTS_ROOT=$work/badroot triage "$@" >"$work/bad.out" 2>&1; rc=$?
@@ -122,6 +123,8 @@ bad "'0:1,' is not a list" --pairs 0:1,
 bad "1:1 pairs GPU 1 with itself" --pairs 0:1,1:1
 bad "0:5 names GPU 5, but host shows 2 GPUs" --pairs 0:5
 bad "lists 0:1 twice" --pairs 0:1,1:0,00:1
+bad "'--devices' after -- is refused" -- --devices 0,1
+bad "'--case=read' after -- is refused" -- --timeout 9 --case=read
 # A backend with fewer than 2 GPUs takes no pairs (it runs once, to say why), so --pairs is not checked there.
 VMR_FAKE_GPUS=1 RESULTS_DIR=$work/onepair triage --pairs 0:1 >"$work/onepair.out" 2>&1 || fail "--pairs 0:1 on 1 GPU: exit $?"
 VMR_FAKE_GPUS=abc triage >"$work/bad.out" 2>&1; [ $? = 2 ] || fail "VMR_FAKE_GPUS=abc: want exit 2"
