@@ -93,14 +93,54 @@ grep -Eq '^112 OK, 0 CHANGED' "$work/eight.out" || fail "8 GPUs: $(grep CHANGED,
 VMR_FAKE_GPUS=4 RESULTS_DIR=$work/mesh triage --mesh >"$work/mesh.out" 2>&1 || fail "--mesh: exit $?"
 [ -f "$work/mesh/repro_host_shm.0-1-2-3.json" ] && [ -z "$(pairs_of "$work/mesh" read)" ] || fail "--mesh ran pairs"
 grep -q 'PASS [^ ]* GB/s (mesh)' "$work/mesh.out" || fail "--mesh: the matrix is not filled from the mesh run"
+# A case that fails the mesh run gets its pair runs, and the plan and report.md say why they ran.
 VMR_FORCE_FAIL=repro_host_shm.atomics VMR_FAKE_GPUS=3 RESULTS_DIR=$work/meshfail triage --mesh >"$work/meshfail.out" 2>&1
 [ $? = 1 ] && [ "$(pairs_of "$work/meshfail" atomics | tr '\n' ' ')" = "0-1 0-2 1-0 1-2 2-0 2-1 " ] &&
   [ -z "$(pairs_of "$work/meshfail" read)" ] || fail "--mesh with atomics failing: pairs $(pairs_of "$work/meshfail" atomics)"
+said='repro_host_shm: the mesh run on 3 GPUs did not pass atomics: 6 pair runs name the pairs'
+grep -qxF "backend $said" "$work/meshfail.out" && grep -qxF -- "- backend $said" "$work/meshfail/report.md" ||
+  fail "--mesh with atomics failing: the pair runs are not said ($(grep 'mesh run' "$work/meshfail.out"))"
+grep -q 'every case passed the mesh run' "$work/meshfail.out" && fail "--mesh with atomics failing: 'every case passed'"
 
 # --serial and --jobs: the same plan, fewer at once.
 VMR_FAKE_GPUS=4 RESULTS_DIR=$work/serial triage --serial >"$work/serial.out" 2>&1 || fail "--serial: exit $?"
 grep -q 'one run at a time (--serial): bandwidth measured alone' "$work/serial.out" || fail "--serial is not said"
 triage --jobs 0 >"$work/bad.out" 2>&1; [ $? = 2 ] || fail "--jobs 0 accepted"
+
+# A stand-in build folder: the real binaries, but repro_host_shm is a script that runs the real one, unless told
+#   VMR_STANDIN_KILL=DEVICES  a run with --devices DEVICES dies by SIGKILL before it writes anything.
+mkdir -p "$work/standin/bin"
+for f in "$build/bin"/*; do ln -s "$f" "$work/standin/bin/"; done
+rm "$work/standin/bin/repro_host_shm"
+cat >"$work/standin/bin/repro_host_shm" <<STANDIN
+#!/usr/bin/env bash
+devices=- prev=
+for a in "\$@"; do [ "\$prev" != --devices ] || devices=\$a; prev=\$a; done
+if [ "\$devices" != - ] && [ "\$devices" = "\${VMR_STANDIN_KILL-}" ]; then kill -KILL \$\$; fi
+exec "$build/bin/repro_host_shm" "\$@"
+STANDIN
+chmod +x "$work/standin/bin/repro_host_shm"
+standin() { BUILD_DIR=$work/standin "$repo/scripts/triage" "$@"; }
+
+# A planned run that left no record is a problem (exit 1, named, in report.md), even where the other pairs'
+# records of the same cases read OK: otherwise its cells of the matrix only read "not run".
+VMR_STANDIN_KILL=1,2 VMR_FAKE_GPUS=3 RESULTS_DIR=$work/lost standin >"$work/lost.out" 2>&1
+rc=$?; [ $rc = 1 ] || { cat "$work/lost.out"; fail "a pair run that left no record: exit $rc, want 1"; }
+said='repro_host_shm GPU 1 -> GPU 2 left no record of read, atomics (see repro_host_shm.1-2.log)'
+grep -qxF "MISSING: $said" "$work/lost.out" && grep -qxF -- "- $said" "$work/lost/report.md" ||
+  fail "the pair run without a record is not named: $(grep -i 'record' "$work/lost.out")"
+
+# --mesh whose run leaves no result at all (killed): every case gets its pair runs, and the lost mesh record is
+# a problem too.
+VMR_STANDIN_KILL=0,1,2 VMR_FAKE_GPUS=3 RESULTS_DIR=$work/meshlost standin --mesh >"$work/meshlost.out" 2>&1
+rc=$?
+[ $rc = 1 ] && [ "$(pairs_of "$work/meshlost" read | tr '\n' ' ')" = "0-1 0-2 1-0 1-2 2-0 2-1 " ] &&
+  [ "$(pairs_of "$work/meshlost" atomics | tr '\n' ' ')" = "0-1 0-2 1-0 1-2 2-0 2-1 " ] ||
+  { cat "$work/meshlost.out"; fail "--mesh killed: exit $rc, read ran on '$(pairs_of "$work/meshlost" read)'"; }
+grep -qxF 'backend repro_host_shm: the mesh run on 3 GPUs did not pass read, atomics: 6 pair runs name the pairs' \
+  "$work/meshlost.out" || fail "--mesh killed: the pair runs are not said"
+grep -qxF 'MISSING: repro_host_shm GPU 0,GPU 1,GPU 2 left no record of read, atomics (see repro_host_shm.0-1-2.log)' \
+  "$work/meshlost.out" || fail "--mesh killed: the lost mesh record is not named"
 
 # Bad command lines are exit 2 with one line, before any results folder; an existing RESULTS_DIR is exit 3 (could
 # not run), nothing written. --pairs: the whole list must read as pairs (a tail of junk would drop a pair), each
