@@ -101,6 +101,18 @@ said='repro_host_shm: the mesh run on 3 GPUs did not pass atomics: 6 pair runs n
 grep -qxF "backend $said" "$work/meshfail.out" && grep -qxF -- "- backend $said" "$work/meshfail/report.md" ||
   fail "--mesh with atomics failing: the pair runs are not said ($(grep 'mesh run' "$work/meshfail.out"))"
 grep -q 'every case passed the mesh run' "$work/meshfail.out" && fail "--mesh with atomics failing: 'every case passed'"
+# Every command the bug report gives to reproduce a failure is one the binary accepts: run as printed (the
+# mesh's --devices 0,1,2 among them), each reproduces the forced FAIL (exit 1), none is a usage error (exit 2).
+BUILD_DIR=$build "$repo/scripts/bug-report" "$work/meshfail" >/dev/null 2>"$work/bug.err" || fail "bug-report: $(cat "$work/bug.err")"
+sed -n '/^### Steps to Reproduce/,/^### /p' "$work/meshfail/bug-report.md" | grep '^build/bin/' >"$work/commands"
+grep -qx 'build/bin/repro_host_shm --case atomics --devices 0,1,2' "$work/commands" ||
+  fail "the bug report gives no command for the mesh run: $(cat "$work/commands")"
+[ "$(wc -l <"$work/commands")" = 7 ] || fail "want 7 commands (the mesh run, 6 pairs): $(cat "$work/commands")"
+while read -r command; do
+  read -ra words <<<"${command#build/bin/}"  # the command line as printed, split as a shell splits it
+  VMR_FORCE_FAIL=repro_host_shm.atomics "$build/bin/${words[0]}" "${words[@]:1}" >"$work/command.out" 2>&1 </dev/null
+  rc=$?; [ $rc = 1 ] || fail "'$command' exits $rc, want 1 (the FAIL it reproduces): $(tail -n 2 "$work/command.out")"
+done <"$work/commands"
 
 # --serial and --jobs: the same plan, fewer at once.
 VMR_FAKE_GPUS=4 RESULTS_DIR=$work/serial triage --serial >"$work/serial.out" 2>&1 || fail "--serial: exit $?"
