@@ -37,6 +37,18 @@ grep -Eq '^12 OK, 0 CHANGED, [0-9]+ not run, 0 table problems$' "$work/all.out" 
 grep -q '"changed":0' "$work/all/summary.json" || fail "summary.json does not say 0 changed"
 grep -q '| exporter \\ importer | GPU 0 | GPU 1 | GPU 2 |' "$work/all/report.md" || fail "report.md has no 3-GPU matrix"
 [ "$(ls "$work/all"/repro_host_shm.*-*.json | wc -l)" = 6 ] || fail "want one launch per pair (6), all cases in it"
+# A finished triage takes its INCOMPLETE marker away (bug-report passes over folders that keep one).
+[ ! -e "$work/all/INCOMPLETE" ] || fail "a finished triage left INCOMPLETE"
+
+# 1 GPU: no pair can run, so the host cases run once without --devices (as a GPU backend's do, to say why) and
+# the triage finishes normally: exit 0, the note, no pair launch, no INCOMPLETE.
+VMR_FAKE_GPUS=1 RESULTS_DIR=$work/one triage >"$work/one.out" 2>&1
+rc=$?; [ $rc = 0 ] || { cat "$work/one.out"; fail "1 fake GPU: exit $rc, want 0"; }
+grep -qx 'backend host: 1 GPU(s) visible, pairs need 2; repro_host_shm ran its 2 case(s) once to show why' \
+  "$work/one.out" || fail "1 fake GPU: the note is $(grep '^backend host' "$work/one.out")"
+[ -f "$work/one/repro_host_shm.json" ] && ! ls "$work/one" | grep -q '^repro_host_shm\.[0-9]' ||
+  fail "1 fake GPU: want one launch without --devices, got $(ls "$work/one" | tr '\n' ' ')"
+[ ! -e "$work/one/INCOMPLETE" ] || fail "1 fake GPU: INCOMPLETE left"
 
 # Greedy rounds (--ring, --pairs) never put one GPU in two runs of a round either.
 VMR_FAKE_GPUS=4 RESULTS_DIR=$work/ring4 triage --ring >"$work/ring4.out" 2>&1 || fail "--ring on 4 GPUs: exit $?"
@@ -77,6 +89,13 @@ fi
 RESULTS_DIR=$work/plain triage >"$work/plain.out" 2>&1 || fail "plain triage: exit $?"
 [ -f "$work/plain/repro_host_shm.json" ] || fail "plain triage: no repro_host_shm.json (one launch, no devices)"
 
+# More than 8 GPUs: every ordered pair would be n*(n-1) runs, so one pass around the ring instead, said so.
+VMR_FAKE_GPUS=9 RESULTS_DIR=$work/nine triage >"$work/nine.out" 2>&1 || fail "9 fake GPUs: exit $?"
+[ "$(pairs_of "$work/nine" read | tr '\n' ' ')" = "0-1 1-2 2-3 3-4 4-5 5-6 6-7 7-8 8-0 " ] ||
+  fail "9 GPUs: read ran on $(pairs_of "$work/nine" read | tr '\n' ' '), want the ring"
+grep -qx 'backend host: 9 GPUs is more than 8: one pass around the ring instead of every ordered pair' \
+  "$work/nine.out" || fail "9 GPUs: the ring is not said"
+
 # 8 GPUs: 56 ordered pairs, each exactly once, in 14 rounds of 4 in which no GPU is in two runs; a complete matrix;
 # the plan's modelled time printed.
 VMR_FAKE_GPUS=8 RESULTS_DIR=$work/eight triage >"$work/eight.out" 2>&1 || fail "8 fake GPUs: exit $?"
@@ -114,13 +133,15 @@ while read -r command; do
   rc=$?; [ $rc = 1 ] || fail "'$command' exits $rc, want 1 (the FAIL it reproduces): $(tail -n 2 "$work/command.out")"
 done <"$work/commands"
 
-# --serial and --jobs: the same plan, fewer at once.
-VMR_FAKE_GPUS=4 RESULTS_DIR=$work/serial triage --serial >"$work/serial.out" 2>&1 || fail "--serial: exit $?"
-grep -q 'one run at a time (--serial): bandwidth measured alone' "$work/serial.out" || fail "--serial is not said"
-triage --jobs 0 >"$work/bad.out" 2>&1; [ $? = 2 ] || fail "--jobs 0 accepted"
+# On 2 GPUs the mesh is the pair itself: --mesh runs both pairs, each way, and no mesh launch.
+VMR_FAKE_GPUS=2 RESULTS_DIR=$work/mesh2 triage --mesh >"$work/mesh2.out" 2>&1 || fail "--mesh on 2 GPUs: exit $?"
+[ "$(pairs_of "$work/mesh2" read | tr '\n' ' ')" = "0-1 1-0 " ] ||
+  fail "--mesh on 2 GPUs: read ran on '$(pairs_of "$work/mesh2" read | tr '\n' ' ')', want 0-1 and 1-0"
 
 # A stand-in build folder: the real binaries, but repro_host_shm is a script that runs the real one, unless told
-#   VMR_STANDIN_KILL=DEVICES  a run with --devices DEVICES dies by SIGKILL before it writes anything.
+#   VMR_STANDIN_KILL=DEVICES  a run with --devices DEVICES dies by SIGKILL before it writes anything;
+#   VMR_STANDIN_TIMES=FILE    each run with --devices appends "<ns> 1" when it starts and "<ns> -1" when it ends,
+#                             and lasts at least 0.5 s (so runs started together overlap even on a loaded machine).
 mkdir -p "$work/standin/bin"
 for f in "$build/bin"/*; do ln -s "$f" "$work/standin/bin/"; done
 rm "$work/standin/bin/repro_host_shm"
@@ -129,10 +150,30 @@ cat >"$work/standin/bin/repro_host_shm" <<STANDIN
 devices=- prev=
 for a in "\$@"; do [ "\$prev" != --devices ] || devices=\$a; prev=\$a; done
 if [ "\$devices" != - ] && [ "\$devices" = "\${VMR_STANDIN_KILL-}" ]; then kill -KILL \$\$; fi
+if [ "\$devices" != - ] && [ -n "\${VMR_STANDIN_TIMES-}" ]; then
+  echo "\$(date +%s%N) 1" >>"\$VMR_STANDIN_TIMES"
+  sleep 0.5
+  "$build/bin/repro_host_shm" "\$@"; rc=\$?
+  echo "\$(date +%s%N) -1" >>"\$VMR_STANDIN_TIMES"
+  exit \$rc
+fi
 exec "$build/bin/repro_host_shm" "\$@"
 STANDIN
 chmod +x "$work/standin/bin/repro_host_shm"
 standin() { BUILD_DIR=$work/standin "$repo/scripts/triage" "$@"; }
+# The most runs of the stand-in at once, from its FILE of starts and ends.
+most_at_once() { sort -n "$1" | awk '{ now += $2; if (now > most) most = now } END { print most + 0 }'; }
+
+# --serial and --jobs: the same plan, fewer at once; by default a whole round (2 pairs of 4 GPUs) at once.
+VMR_STANDIN_TIMES=$work/serial.times VMR_FAKE_GPUS=4 RESULTS_DIR=$work/serial standin --serial >"$work/serial.out" 2>&1 ||
+  fail "--serial: exit $?"
+grep -q 'one run at a time (--serial): bandwidth measured alone' "$work/serial.out" || fail "--serial is not said"
+[ "$(most_at_once "$work/serial.times")" = 1 ] || fail "--serial ran $(most_at_once "$work/serial.times") runs at once"
+VMR_STANDIN_TIMES=$work/round.times VMR_FAKE_GPUS=4 RESULTS_DIR=$work/round standin >"$work/round.out" 2>&1 ||
+  fail "4 GPUs: exit $?"
+[ "$(most_at_once "$work/round.times")" = 2 ] ||
+  fail "4 GPUs: at most $(most_at_once "$work/round.times") runs at once, want a round's 2"
+triage --jobs 0 >"$work/bad.out" 2>&1; [ $? = 2 ] || fail "--jobs 0 accepted"
 
 # A planned run that left no record is a problem (exit 1, named, in report.md), even where the other pairs'
 # records of the same cases read OK: otherwise its cells of the matrix only read "not run".
