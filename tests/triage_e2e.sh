@@ -37,6 +37,18 @@ grep -Eq '^12 OK, 0 CHANGED, [0-9]+ not run, 0 table problems$' "$work/all.out" 
 grep -q '"changed":0' "$work/all/summary.json" || fail "summary.json does not say 0 changed"
 grep -q '| exporter \\ importer | GPU 0 | GPU 1 | GPU 2 |' "$work/all/report.md" || fail "report.md has no 3-GPU matrix"
 [ "$(ls "$work/all"/repro_host_shm.*-*.json | wc -l)" = 6 ] || fail "want one launch per pair (6), all cases in it"
+# A finished triage takes its INCOMPLETE marker away (bug-report passes over folders that keep one).
+[ ! -e "$work/all/INCOMPLETE" ] || fail "a finished triage left INCOMPLETE"
+
+# 1 GPU: no pair can run, so the host cases run once without --devices (as a GPU backend's do, to say why) and
+# the triage finishes normally: exit 0, the note, no pair launch, no INCOMPLETE.
+VMR_FAKE_GPUS=1 RESULTS_DIR=$work/one triage >"$work/one.out" 2>&1
+rc=$?; [ $rc = 0 ] || { cat "$work/one.out"; fail "1 fake GPU: exit $rc, want 0"; }
+grep -qx 'backend host: 1 GPU(s) visible, pairs need 2; repro_host_shm ran its 2 case(s) once to show why' \
+  "$work/one.out" || fail "1 fake GPU: the note is $(grep '^backend host' "$work/one.out")"
+[ -f "$work/one/repro_host_shm.json" ] && ! ls "$work/one" | grep -q '^repro_host_shm\.[0-9]' ||
+  fail "1 fake GPU: want one launch without --devices, got $(ls "$work/one" | tr '\n' ' ')"
+[ ! -e "$work/one/INCOMPLETE" ] || fail "1 fake GPU: INCOMPLETE left"
 
 # Greedy rounds (--ring, --pairs) never put one GPU in two runs of a round either.
 VMR_FAKE_GPUS=4 RESULTS_DIR=$work/ring4 triage --ring >"$work/ring4.out" 2>&1 || fail "--ring on 4 GPUs: exit $?"
@@ -77,6 +89,13 @@ fi
 RESULTS_DIR=$work/plain triage >"$work/plain.out" 2>&1 || fail "plain triage: exit $?"
 [ -f "$work/plain/repro_host_shm.json" ] || fail "plain triage: no repro_host_shm.json (one launch, no devices)"
 
+# More than 8 GPUs: every ordered pair would be n*(n-1) runs, so one pass around the ring instead, said so.
+VMR_FAKE_GPUS=9 RESULTS_DIR=$work/nine triage >"$work/nine.out" 2>&1 || fail "9 fake GPUs: exit $?"
+[ "$(pairs_of "$work/nine" read | tr '\n' ' ')" = "0-1 1-2 2-3 3-4 4-5 5-6 6-7 7-8 8-0 " ] ||
+  fail "9 GPUs: read ran on $(pairs_of "$work/nine" read | tr '\n' ' '), want the ring"
+grep -qx 'backend host: 9 GPUs is more than 8: one pass around the ring instead of every ordered pair' \
+  "$work/nine.out" || fail "9 GPUs: the ring is not said"
+
 # 8 GPUs: 56 ordered pairs, each exactly once, in 14 rounds of 4 in which no GPU is in two runs; a complete matrix;
 # the plan's modelled time printed.
 VMR_FAKE_GPUS=8 RESULTS_DIR=$work/eight triage >"$work/eight.out" 2>&1 || fail "8 fake GPUs: exit $?"
@@ -93,20 +112,114 @@ grep -Eq '^112 OK, 0 CHANGED' "$work/eight.out" || fail "8 GPUs: $(grep CHANGED,
 VMR_FAKE_GPUS=4 RESULTS_DIR=$work/mesh triage --mesh >"$work/mesh.out" 2>&1 || fail "--mesh: exit $?"
 [ -f "$work/mesh/repro_host_shm.0-1-2-3.json" ] && [ -z "$(pairs_of "$work/mesh" read)" ] || fail "--mesh ran pairs"
 grep -q 'PASS [^ ]* GB/s (mesh)' "$work/mesh.out" || fail "--mesh: the matrix is not filled from the mesh run"
+# A case that fails the mesh run gets its pair runs, and the plan and report.md say why they ran.
 VMR_FORCE_FAIL=repro_host_shm.atomics VMR_FAKE_GPUS=3 RESULTS_DIR=$work/meshfail triage --mesh >"$work/meshfail.out" 2>&1
 [ $? = 1 ] && [ "$(pairs_of "$work/meshfail" atomics | tr '\n' ' ')" = "0-1 0-2 1-0 1-2 2-0 2-1 " ] &&
   [ -z "$(pairs_of "$work/meshfail" read)" ] || fail "--mesh with atomics failing: pairs $(pairs_of "$work/meshfail" atomics)"
+said='repro_host_shm: the mesh run on 3 GPUs did not pass atomics: 6 pair runs name the pairs'
+grep -qxF "backend $said" "$work/meshfail.out" && grep -qxF -- "- backend $said" "$work/meshfail/report.md" ||
+  fail "--mesh with atomics failing: the pair runs are not said ($(grep 'mesh run' "$work/meshfail.out"))"
+grep -q 'every case passed the mesh run' "$work/meshfail.out" && fail "--mesh with atomics failing: 'every case passed'"
+# Every command the bug report gives to reproduce a failure is one the binary accepts: run as printed (the
+# mesh's --devices 0,1,2 among them), each reproduces the forced FAIL (exit 1), none is a usage error (exit 2).
+BUILD_DIR=$build "$repo/scripts/bug-report" "$work/meshfail" >/dev/null 2>"$work/bug.err" || fail "bug-report: $(cat "$work/bug.err")"
+sed -n '/^### Steps to Reproduce/,/^### /p' "$work/meshfail/bug-report.md" | grep '^build/bin/' >"$work/commands"
+grep -qx 'build/bin/repro_host_shm --case atomics --devices 0,1,2' "$work/commands" ||
+  fail "the bug report gives no command for the mesh run: $(cat "$work/commands")"
+[ "$(wc -l <"$work/commands")" = 7 ] || fail "want 7 commands (the mesh run, 6 pairs): $(cat "$work/commands")"
+while read -r command; do
+  read -ra words <<<"${command#build/bin/}"  # the command line as printed, split as a shell splits it
+  VMR_FORCE_FAIL=repro_host_shm.atomics "$build/bin/${words[0]}" "${words[@]:1}" >"$work/command.out" 2>&1 </dev/null
+  rc=$?; [ $rc = 1 ] || fail "'$command' exits $rc, want 1 (the FAIL it reproduces): $(tail -n 2 "$work/command.out")"
+done <"$work/commands"
 
-# --serial and --jobs: the same plan, fewer at once.
-VMR_FAKE_GPUS=4 RESULTS_DIR=$work/serial triage --serial >"$work/serial.out" 2>&1 || fail "--serial: exit $?"
+# On 2 GPUs the mesh is the pair itself: --mesh runs both pairs, each way, and no mesh launch.
+VMR_FAKE_GPUS=2 RESULTS_DIR=$work/mesh2 triage --mesh >"$work/mesh2.out" 2>&1 || fail "--mesh on 2 GPUs: exit $?"
+[ "$(pairs_of "$work/mesh2" read | tr '\n' ' ')" = "0-1 1-0 " ] ||
+  fail "--mesh on 2 GPUs: read ran on '$(pairs_of "$work/mesh2" read | tr '\n' ' ')', want 0-1 and 1-0"
+
+# A stand-in build folder: the real binaries, but repro_host_shm is a script that runs the real one, unless told
+#   VMR_STANDIN_KILL=DEVICES  a run with --devices DEVICES dies by SIGKILL before it writes anything;
+#   VMR_STANDIN_TIMES=FILE    each run with --devices appends "<ns> 1" when it starts and "<ns> -1" when it ends,
+#                             and lasts at least 0.5 s (so runs started together overlap even on a loaded machine).
+mkdir -p "$work/standin/bin"
+for f in "$build/bin"/*; do ln -s "$f" "$work/standin/bin/"; done
+rm "$work/standin/bin/repro_host_shm"
+cat >"$work/standin/bin/repro_host_shm" <<STANDIN
+#!/usr/bin/env bash
+devices=- prev=
+for a in "\$@"; do [ "\$prev" != --devices ] || devices=\$a; prev=\$a; done
+if [ "\$devices" != - ] && [ "\$devices" = "\${VMR_STANDIN_KILL-}" ]; then kill -KILL \$\$; fi
+if [ "\$devices" != - ] && [ -n "\${VMR_STANDIN_TIMES-}" ]; then
+  echo "\$(date +%s%N) 1" >>"\$VMR_STANDIN_TIMES"
+  sleep 0.5
+  "$build/bin/repro_host_shm" "\$@"; rc=\$?
+  echo "\$(date +%s%N) -1" >>"\$VMR_STANDIN_TIMES"
+  exit \$rc
+fi
+exec "$build/bin/repro_host_shm" "\$@"
+STANDIN
+chmod +x "$work/standin/bin/repro_host_shm"
+standin() { BUILD_DIR=$work/standin "$repo/scripts/triage" "$@"; }
+# The most runs of the stand-in at once, from its FILE of starts and ends.
+most_at_once() { sort -n "$1" | awk '{ now += $2; if (now > most) most = now } END { print most + 0 }'; }
+
+# --serial and --jobs: the same plan, fewer at once; by default a whole round (2 pairs of 4 GPUs) at once.
+VMR_STANDIN_TIMES=$work/serial.times VMR_FAKE_GPUS=4 RESULTS_DIR=$work/serial standin --serial >"$work/serial.out" 2>&1 ||
+  fail "--serial: exit $?"
 grep -q 'one run at a time (--serial): bandwidth measured alone' "$work/serial.out" || fail "--serial is not said"
+[ "$(most_at_once "$work/serial.times")" = 1 ] || fail "--serial ran $(most_at_once "$work/serial.times") runs at once"
+VMR_STANDIN_TIMES=$work/round.times VMR_FAKE_GPUS=4 RESULTS_DIR=$work/round standin >"$work/round.out" 2>&1 ||
+  fail "4 GPUs: exit $?"
+[ "$(most_at_once "$work/round.times")" = 2 ] ||
+  fail "4 GPUs: at most $(most_at_once "$work/round.times") runs at once, want a round's 2"
 triage --jobs 0 >"$work/bad.out" 2>&1; [ $? = 2 ] || fail "--jobs 0 accepted"
 
-# Bad command lines are exit 2 with one line; an existing RESULTS_DIR is exit 3 (could not run), nothing written.
-for args in "--pairs x" "--pairs" "--bogus"; do
-  triage $args >"$work/bad.out" 2>&1; rc=$?
-  [ $rc = 2 ] || fail "'$args': exit $rc, want 2"
-done
+# A planned run that left no record is a problem (exit 1, named, in report.md), even where the other pairs'
+# records of the same cases read OK: otherwise its cells of the matrix only read "not run".
+VMR_STANDIN_KILL=1,2 VMR_FAKE_GPUS=3 RESULTS_DIR=$work/lost standin >"$work/lost.out" 2>&1
+rc=$?; [ $rc = 1 ] || { cat "$work/lost.out"; fail "a pair run that left no record: exit $rc, want 1"; }
+said='repro_host_shm GPU 1 -> GPU 2 left no record of read, atomics (see repro_host_shm.1-2.log)'
+grep -qxF "MISSING: $said" "$work/lost.out" && grep -qxF -- "- $said" "$work/lost/report.md" ||
+  fail "the pair run without a record is not named: $(grep -i 'record' "$work/lost.out")"
+
+# --mesh whose run leaves no result at all (killed): every case gets its pair runs, and the lost mesh record is
+# a problem too.
+VMR_STANDIN_KILL=0,1,2 VMR_FAKE_GPUS=3 RESULTS_DIR=$work/meshlost standin --mesh >"$work/meshlost.out" 2>&1
+rc=$?
+[ $rc = 1 ] && [ "$(pairs_of "$work/meshlost" read | tr '\n' ' ')" = "0-1 0-2 1-0 1-2 2-0 2-1 " ] &&
+  [ "$(pairs_of "$work/meshlost" atomics | tr '\n' ' ')" = "0-1 0-2 1-0 1-2 2-0 2-1 " ] ||
+  { cat "$work/meshlost.out"; fail "--mesh killed: exit $rc, read ran on '$(pairs_of "$work/meshlost" read)'"; }
+grep -qxF 'backend repro_host_shm: the mesh run on 3 GPUs did not pass read, atomics: 6 pair runs name the pairs' \
+  "$work/meshlost.out" || fail "--mesh killed: the pair runs are not said"
+grep -qxF 'MISSING: repro_host_shm GPU 0,GPU 1,GPU 2 left no record of read, atomics (see repro_host_shm.0-1-2.log)' \
+  "$work/meshlost.out" || fail "--mesh killed: the lost mesh record is not named"
+
+# Bad command lines are exit 2 with one line, before any results folder; an existing RESULTS_DIR is exit 3 (could
+# not run), nothing written. --pairs: the whole list must read as pairs (a tail of junk would drop a pair), each
+# of two GPUs (a GPU with itself lands on the matrix's "-"), each once, and below the GPUs there are (2 here).
+# After --: nothing triage chooses per run (a second --devices would be each run's usage error).
+bad() {  # bad WANT ARGS...: a 2-GPU triage with ARGS is exit 2 with one line matching WANT, and writes nothing
+  local want=$1; shift
+  VMR_FAKE_GPUS=2 RESULTS_ROOT=$work/badroot triage "$@" >"$work/bad.out" 2>&1; rc=$?
+  [ $rc = 2 ] || fail "'$*': exit $rc, want 2: $(cat "$work/bad.out")"
+  [ "$(wc -l <"$work/bad.out")" = 1 ] && grep -q -- "$want" "$work/bad.out" ||
+    fail "'$*': want one line saying '$want', got: $(cat "$work/bad.out")"
+  [ ! -e "$work/badroot" ] || fail "'$*': a results folder was made"
+}
+bad "is not a list" --pairs x
+bad "needs a list" --pairs
+bad "unknown argument" --bogus
+bad "'0:1,1:2junk' is not a list" --pairs 0:1,1:2junk
+bad "'junk0:1' is not a list" --pairs junk0:1
+bad "'0:1,' is not a list" --pairs 0:1,
+bad "1:1 pairs GPU 1 with itself" --pairs 0:1,1:1
+bad "0:5 names GPU 5, but host shows 2 GPUs" --pairs 0:5
+bad "lists 0:1 twice" --pairs 0:1,1:0,00:1
+bad "'--devices' after -- is refused" -- --devices 0,1
+bad "'--case=read' after -- is refused" -- --timeout 9 --case=read
+# A backend with fewer than 2 GPUs takes no pairs (it runs once, to say why), so --pairs is not checked there.
+VMR_FAKE_GPUS=1 RESULTS_DIR=$work/onepair triage --pairs 0:1 >"$work/onepair.out" 2>&1 || fail "--pairs 0:1 on 1 GPU: exit $?"
 VMR_FAKE_GPUS=abc triage >"$work/bad.out" 2>&1; [ $? = 2 ] || fail "VMR_FAKE_GPUS=abc: want exit 2"
 triage_before=$(ls "$work/plain" | wc -l)
 RESULTS_DIR=$work/plain triage >"$work/exists.out" 2>&1; rc=$?
@@ -118,17 +231,34 @@ RESULTS_DIR=$work/plain triage >"$work/exists.out" 2>&1; rc=$?
 mkdir -p "$work/fakebin"
 printf '#!/bin/sh\necho "GPU 0: stand-in (UUID: GPU-0)"\necho "GPU 1: stand-in (UUID: GPU-1)"\n' >"$work/fakebin/nvidia-smi"
 chmod +x "$work/fakebin/nvidia-smi"
-# count BACKEND [env arguments]: what triage's gpu_count says under that environment.
+# count BACKEND [env arguments]: how many GPUs triage plans on for BACKEND under that environment.
 count() {
   local backend=$1; shift
-  env "$@" PATH="$work/fakebin:$PATH" bash -c 'source <(sed -n "/^gpu_count() {/,/^}/p" "$1"); gpu_count "$2"' _ \
-    "$repo/scripts/triage" "$backend"
+  env "$@" PATH="$work/fakebin:$PATH" bash -c 'source "$1"; vmr_gpu_count "$2"' _ "$repo/scripts/lib/visible.sh" "$backend"
 }
 [ "$(count cuda)" = 0 ] || fail "CUDA_VISIBLE_DEVICES='' counts $(count cuda) GPUs, want 0"
-[ "$(count cuda CUDA_VISIBLE_DEVICES=0,GPU-x)" = 2 ] || fail "CUDA_VISIBLE_DEVICES=0,GPU-x: want 2"
 [ "$(count cuda -u CUDA_VISIBLE_DEVICES)" = 2 ] || fail "CUDA_VISIBLE_DEVICES unset: want the 2 GPUs nvidia-smi lists"
-[ "$(count hip ROCR_VISIBLE_DEVICES=0,1)" = 0 ] || fail "HIP_VISIBLE_DEVICES='' must win over ROCR_VISIBLE_DEVICES"
-[ "$(count hsa -u HIP_VISIBLE_DEVICES ROCR_VISIBLE_DEVICES=0,1,2)" = 3 ] || fail "ROCR_VISIBLE_DEVICES=0,1,2 alone: want 3"
+# As the CUDA driver counts (scripts/lib/visible.sh): up to the first entry that names no GPU of the driver's list.
+for want in "0,1:2" "1,0:2" "0,GPU-1:2" "0,,1:1" "0,1,:2" ",0:0" "-1:0" "0,-1,1:1" "0,5,1:1" "0,GPU-x,1:1" "0,0:0"; do
+  got=$(count cuda CUDA_VISIBLE_DEVICES="${want%:*}")
+  [ "$got" = "${want##*:}" ] || fail "CUDA_VISIBLE_DEVICES='${want%:*}' counts $got GPUs, want ${want##*:}"
+done
+# HIP and ROCr, where this machine has no KFD GPU (their counts then go by the variables alone; the rules against
+# a GPU count are tests/visible_devices.sh's): ROCr hides first, then HIP's list (HIP_VISIBLE_DEVICES when not
+# empty, else CUDA_VISIBLE_DEVICES) counts among what ROCr shows.
+if ! grep -qs '^simd_count [1-9]' /sys/class/kfd/kfd/topology/nodes/*/properties; then
+  [ "$(count hip)" = 0 ] || fail "ROCR_VISIBLE_DEVICES='' must hide every GPU from HIP"
+  [ "$(count hip ROCR_VISIBLE_DEVICES=0,1)" = 2 ] || fail "HIP_VISIBLE_DEVICES='' hides nothing from HIP (clr reads it as unset)"
+  [ "$(count hip ROCR_VISIBLE_DEVICES=0,1 CUDA_VISIBLE_DEVICES=1)" = 1 ] ||
+    fail "HIP_VISIBLE_DEVICES='': HIP takes CUDA_VISIBLE_DEVICES=1 instead, want 1"
+  [ "$(count hsa -u HIP_VISIBLE_DEVICES ROCR_VISIBLE_DEVICES=0,1,2)" = 3 ] || fail "ROCR_VISIBLE_DEVICES=0,1,2 alone: want 3"
+  for want in "0,,1:1" "0,1,:2" "-1:0"; do
+    for var in HIP_VISIBLE_DEVICES ROCR_VISIBLE_DEVICES; do
+      got=$(count hip -u ROCR_VISIBLE_DEVICES "$var=${want%:*}")
+      [ "$got" = "${want##*:}" ] || fail "$var='${want%:*}' counts $got GPUs for HIP, want ${want##*:}"
+    done
+  done
+fi
 if awk -F'\t' '$2 == "cuda" && $3 == "yes" { found = 1 } END { exit !found }' "$build/bin/manifest.txt"; then
   PATH=$work/fakebin:$PATH RESULTS_DIR=$work/hidden triage >"$work/hidden.out" 2>&1
   grep -q '^backend cuda: 0 GPU(s) visible' "$work/hidden.out" || fail "CUDA_VISIBLE_DEVICES='': $(grep '^backend cuda' "$work/hidden.out")"

@@ -2,6 +2,7 @@
 // Run per case: what check_expected compares with expected/ and scripts/fleet aggregates over nodes.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <string_view>
@@ -38,9 +39,12 @@ struct Run {
   std::vector<std::vector<std::string>> stderr_tails;  // per rank
   std::string error;                                   // the record could not be read
 
+  // The command that reruns this case where it ran. Every '-' of the pair becomes ',': a mesh's "0-1-2" is
+  // --devices 0,1,2 (the binary refuses "0,1-2" with exit 2).
   std::string command() const {
-    return binary + " --case " + case_name +
-           (pair.empty() ? "" : " --devices " + std::string(pair).replace(pair.find('-'), 1, ","));
+    std::string devices = pair;
+    std::replace(devices.begin(), devices.end(), '-', ',');
+    return binary + " --case " + case_name + (devices.empty() ? "" : " --devices " + devices);
   }
 };
 
