@@ -66,3 +66,22 @@ TEST(RankRecord, GarbageIsRejected) {
     EXPECT_FALSE(decode_record(flipped, &out).ok()) << i;
   }
 }
+
+// A fact reported twice (a placeholder, then the probe's answer) is one fact with the last value, in its first place:
+// readers keep a key's first value, so an appended second one would be lost.
+TEST(RankRecord, AFactReportedAgainTakesTheNewValueInItsFirstPlace) {
+  std::vector<std::pair<std::string, std::string>> facts;
+  set_fact(&facts, "hip_version", "6.4.3");
+  set_fact(&facts, "uncached_accepted", "unknown");
+  set_fact(&facts, "alloc_type", "Uncached");
+  set_fact(&facts, "uncached_accepted", "no");
+  const std::vector<std::pair<std::string, std::string>> want = {
+      {"hip_version", "6.4.3"}, {"uncached_accepted", "no"}, {"alloc_type", "Uncached"}};
+  EXPECT_EQ(facts, want);
+  // Past the cap a new key is dropped, and a key already there still takes its new value.
+  set_fact(&facts, "fourth", "x", 3);
+  set_fact(&facts, "uncached_accepted", "yes", 3);
+  const std::vector<std::pair<std::string, std::string>> capped = {
+      {"hip_version", "6.4.3"}, {"uncached_accepted", "yes"}, {"alloc_type", "Uncached"}};
+  EXPECT_EQ(facts, capped);
+}

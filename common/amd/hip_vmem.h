@@ -13,7 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "amd/amd_env.h"
 #include "amd/amd_rules.h"
+#include "amd/hsa_api.h"
 #include "gpu/gpu_errors.h"
 #include "gpu/vmem_owners.h"
 #include "harness/harness.h"
@@ -43,14 +45,28 @@ static_assert(header_vmm_attribute<hipDeviceAttribute_t>(0) == kVmmSupportedAttr
 // hipMemImportFromShareableHandle's osHandle convention of this process's runtime (amd/amd_rules.h), decided once
 // by vmr_amd::describe_rank from the runtime's version, before any case imports.
 inline std::optional<vmr_amd::OsHandleDecision> import_convention;
+// This rank's HSA agent (vmr_amd::describe_rank paired it with the device), for whom unmap() asks ROCr.
+inline std::optional<hsa_agent_t> own_agent;
+
+// Set by unmap() when ROCr still maps what CLR reports unmapped: CLR then holds a registered entry whose object it
+// freed, and any later hipMemUnmap, hipMemRelease or hipMemAddressFree of this process may look it up (7.2.4 finds
+// the next sub-buffer by address; 6.4.3's svmFree looks up by range). The rank's life ends with that FAIL, so the
+// owners below release nothing from then on and the process's exit frees it all.
+inline bool teardown_unsafe = false;
 
 // What the owners release with (gpu/vmem_owners.h).
 struct Traits {
   using handle_type = hipMemGenericAllocationHandle_t;
   using va_type = void*;
-  static void release(handle_type h) { (void)hipMemRelease(h); }
-  static void unmap(va_type va, size_t size) { (void)hipMemUnmap(va, size); }
-  static void address_free(va_type va, size_t size) { (void)hipMemAddressFree(va, size); }
+  static void release(handle_type h) {
+    if (!teardown_unsafe) (void)hipMemRelease(h);
+  }
+  static void unmap(va_type va, size_t size) {
+    if (!teardown_unsafe) (void)hipMemUnmap(va, size);
+  }
+  static void address_free(va_type va, size_t size) {
+    if (!teardown_unsafe) (void)hipMemAddressFree(va, size);
+  }
 };
 using Handle = vmr_gpu::VmemHandle<Traits>;
 using Reservation = vmr_gpu::VmemReservation<Traits>;
@@ -147,28 +163,38 @@ inline Status map(void* va, size_t size, const Handle& mem, Mapping* m) {
 // An unmap that must have happened before new memory is mapped at the same VA, so that map()'s check proves the new
 // mapping. A failed hipMemUnmap is a FAIL naming it, with the Mapping kept (nothing is mapped over it; its owner
 // tries again at the end, harmless after an error). So is a hipMemUnmap that answered hipSuccess with the mapping
-// still there, as CLR 6.2 to 7.2.4 does when hsa_amd_vmem_unmap fails (6.2.0 rocvirtual.cpp:2636-2638, 6.4.3
-// hip_vm.cpp:376, 7.2.4 :471; 6.2 never checks the size, :357); that FAIL ends the rank's life before anything
-// maps there again. (From 6.4 CLR also frees the mapping's sub-buffer then while its entry stays registered, 6.4.3
-// hip_vm.cpp:369, so this check reads a freed object: a FAIL or a false "gone" on a failure ROCr rarely has,
-// RemoveAccess or ReleaseShareableHandle; asking ROCr itself would be the sound check. Not done yet.)
+// still there, as CLR 6.2 to 7.2.4 does when hsa_amd_vmem_unmap fails or is not run (6.2.0 rocvirtual.cpp:2636-2638,
+// 6.4.3 hip_vm.cpp:376 and rocvirtual.cpp:2790-2794, 7.2.4 :471; 6.2 never checks the size, :357). ROCr is asked,
+// not CLR: from 6.4 CLR frees the mapping's sub-buffer even then while its entry stays registered (6.4.3
+// hip_vm.cpp:369, 7.2.4 as built), so hipMemGetAccess would read a freed object. hsa_amd_vmem_get_access reads only
+// ROCr's own table of mappings (ROCR rocm-6.2.0 runtime.cpp:3363-3379, 6.4.3 :3552-3568, rocm-systems
+// release/rocm-rel-7.0 :3613-3629, develop 2025-08 :3624-3640, 7.2.4 as built) and checks the agent only after the
+// address (6.2.0 :3381), so the agent cannot make a mapping look absent. Its end is inclusive: it is asked at the
+// middle of the range, so a neighbour ending at `va` is never taken for this mapping. It must see the mapping before
+// the unmap (map() proved CLR's entry, made only after a successful hsa map), so that "gone" afterwards is evidence.
 inline Status unmap(Mapping* m) {
-  int device = 0;
-  VMR_GPU_TRY(hipGetDevice, &device);
+  if (!own_agent) return Status::harness("suite bug: vmr_hip::unmap before describe_vmem found the rank's HSA agent");
+  void* middle = static_cast<char*>(m->va) + m->size / 2;
+  hsa_access_permission_t perms{};  // 5.2.3's hsa.h names no NONE
+  const hsa_status_t before = vmr_hsa::api.hsa_amd_vmem_get_access(middle, &perms, *own_agent);
+  if (before != HSA_STATUS_SUCCESS)
+    return Status::harness(
+        "ROCr does not see the mapping CLR reported mapped: " + vmr_hsa::hsa_error("hsa_amd_vmem_get_access", before) +
+        " (is the HSA runtime this process loaded CLR's own?)");
   VMR_GPU_TRY(hipMemUnmap, m->va, m->size);
-  // hipSuccess dropped hipMemMap's reference whatever happened below it (clr rocm-6.2.0 hip_vm.cpp:377, 6.3.0.1
-  // :372): a second hipMemUnmap at the end would drop it again and free memory the Handle still releases.
-  void* va = m->va;
+  // Up to 7.2.4, hipSuccess dropped hipMemMap's reference whatever happened below it (clr rocm-6.2.0 hip_vm.cpp:377,
+  // 6.3.0.1 :372, 6.4.3 :374, 7.2.4 as built): a second hipMemUnmap at the end would drop it again and free memory the
+  // Handle still releases.
   m->va = nullptr;
-  hipError_t found = mapping_at(va, device);
-  if (found == hipSuccess)
+  const hsa_status_t after = vmr_hsa::api.hsa_amd_vmem_get_access(middle, &perms, *own_agent);
+  if (after == HSA_STATUS_ERROR_INVALID_ALLOCATION) return Status::pass();  // ROCr's "va is not mapped"
+  teardown_unsafe = true;
+  if (after == HSA_STATUS_SUCCESS)
     return Status::fail(
-        "hipMemUnmap returned hipSuccess, but hipMemGetAccess still finds a mapping at that address: nothing new "
-        "is mapped over it");
-  if (found != hipErrorInvalidValue)
-    return Status::fail("after hipMemUnmap, " + vmr_gpu::gpu_error("hipMemGetAccess", found) +
-                        " (hipErrorInvalidValue would say: no mapping there)");
-  return Status::pass();
+        "hipMemUnmap returned hipSuccess, but hsa_amd_vmem_get_access still finds a mapping there: the HSA unmap "
+        "failed or was not run below it; nothing new is mapped over it, nothing more is released");
+  return Status::fail("after hipMemUnmap, " + vmr_hsa::hsa_error("hsa_amd_vmem_get_access", after) +
+                      " (HSA_STATUS_ERROR_INVALID_ALLOCATION would say: no mapping there)");
 }
 
 // Read-write access for every device listed on [va, va + size).
@@ -276,6 +302,8 @@ inline Status describe_vmem(vmr::RankContext& ctx, const vmr_amd::Env& env) {
   VMR_GPU_TRY(hipDeviceGetAttribute, &vmm, static_cast<hipDeviceAttribute_t>(kVmmSupportedAttribute), ctx.device());
   ctx.info("vmm_supported", vmm ? "yes" : "no");
   VMR_TRY(vmr_amd::vmm_support(ctx.device(), vmm, std::getenv("HIP_VMEM_MANAGE_SUPPORT")));
+  VMR_TRY(vmr_hsa::load_api());  // unmap() asks ROCr itself (hsa_amd_vmem_get_access)
+  own_agent = env.agent;
   const char* override_value = std::getenv("VMR_HIP_OSHANDLE");
   std::string probe_note = "not probed: VMR_HIP_OSHANDLE is set";
   std::optional<bool> pointer_form;

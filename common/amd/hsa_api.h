@@ -57,6 +57,7 @@ constexpr uint32_t kPoolFlagExtendedScopeFineGrained = 8;  // interface 1.3
     uint64_t flags)                                                                                                  \
   X(hsa_amd_vmem_unmap, void* va, size_t size)                                                                       \
   X(hsa_amd_vmem_set_access, void* va, size_t size, const hsa_amd_memory_access_desc_t* desc, size_t desc_cnt)       \
+  X(hsa_amd_vmem_get_access, void* va, hsa_access_permission_t* perms, hsa_agent_t agent_handle)                     \
   X(hsa_amd_vmem_export_shareable_handle, int* dmabuf_fd, hsa_amd_vmem_alloc_handle_t handle, uint64_t flags)        \
   X(hsa_amd_vmem_import_shareable_handle, int dmabuf_fd, hsa_amd_vmem_alloc_handle_t* handle)
 

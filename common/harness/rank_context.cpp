@@ -10,7 +10,7 @@ namespace vmr {
 void RankContext::info(std::string_view key, std::string_view value) {
   std::printf("env: %.*s = %.*s\n", int(key.size()), key.data(), int(value.size()), value.data());
   std::fflush(stdout);
-  record_.info.emplace_back(std::string(key), std::string(value));
+  set_fact(&record_.info, key, value);
 }
 
 void RankContext::start_phases() { phase_start_ns_ = monotonic_ns(); }

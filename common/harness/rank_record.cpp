@@ -60,6 +60,16 @@ bool is_valid_name(std::string_view name) {
   return true;
 }
 
+void set_fact(std::vector<std::pair<std::string, std::string>>* facts, std::string_view key, std::string_view value,
+              size_t cap) {
+  for (auto& [k, v] : *facts)
+    if (k == key) {
+      v = value;
+      return;
+    }
+  if (facts->size() < cap) facts->emplace_back(std::string(key), std::string(value));
+}
+
 std::string encode_record(const RankRecord& r) {
   std::string out(kFirstLine);
   out += "\nverdict ";

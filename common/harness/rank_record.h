@@ -2,6 +2,7 @@
 // the rank died or left mid-protocol; the launcher decides which from its wait status.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -33,5 +34,12 @@ Status decode_record(std::string_view text, RankRecord* out);
 
 // Names used as info keys, phases and metrics: [A-Za-z0-9_.-]+.
 bool is_valid_name(std::string_view name);
+
+// Records a fact: a key reported again keeps its first place and takes the new value, so a placeholder such as
+// "unknown" set before a probe is replaced by the probe's answer instead of standing beside it (readers keep the
+// first value of a key).
+// A key not yet there is dropped once `facts` holds `cap` of them (a rank printing without end).
+void set_fact(std::vector<std::pair<std::string, std::string>>* facts, std::string_view key, std::string_view value,
+              size_t cap = SIZE_MAX);
 
 }  // namespace vmr

@@ -332,8 +332,8 @@ void Supervisor::relay(Stream& s, std::string_view chunk, bool eof) {
     }
     constexpr std::string_view kEnv = "env: ";
     size_t eq = line.find(" = ");
-    if (s.kind == Stream::Out && line.rfind(kEnv, 0) == 0 && eq != std::string::npos && rank.printed_info.size() < 256)
-      rank.printed_info.emplace_back(line.substr(kEnv.size(), eq - kEnv.size()), line.substr(eq + 3));
+    if (s.kind == Stream::Out && line.rfind(kEnv, 0) == 0 && eq != std::string::npos)
+      set_fact(&rank.printed_info, line.substr(kEnv.size(), eq - kEnv.size()), line.substr(eq + 3), 256);
     push_tail(s.kind == Stream::Out ? &rank.stdout_tail : &rank.stderr_tail, std::move(line));
   };
   // Appends chunk a line at a time, keeping at most kMaxLine bytes of each.
