@@ -63,8 +63,8 @@ expect_in("${report}" "Problem Description" "rank 1, last stderr lines:")
 expect_in("${report}" "Problem Description" "${fault}")
 expect_in("${report}" "Steps to Reproduce" "build/bin/repro_hip_vmem_pinned --case atomics --devices 0,1")
 expect_in("${report}" "GPU" "gfx_arch=gfx942")
-expect_in("${report}" "ROCm Version" "rocm_release:6.4.1")
-expect_in("${report}" "ROCm Version" "hip_version:6.4.43483")
+expect_in("${report}" "ROCm Version" "- rocm_release: 6.4.1")
+expect_in("${report}" "ROCm Version" "- hip_version: 6.4.43483")
 expect_in("${report}" "Additional Information" "repro_cuda_vmm.read")
 if(report MATCHES "Reference run")
   message(FATAL_ERROR "a node where an AMD GPU ran is not a reference run:\n${report}")
@@ -117,3 +117,33 @@ if(NOT rc EQUAL 0 OR at_raw EQUAL -1)
   message(FATAL_ERROR "--no-redact must keep everything (exit ${rc}, ${err}):\n${raw}")
 endif()
 message("bug-report: an unexpected PASS is listed with its command; a CUDA run is a CUDA reference run; redacted by default")
+
+# 4. One triage record holds every case of a launch: one SKIPped case beside a PASS does not make the node a reference
+#    run. The ROCm versions come from the parsed records: another JSON writer's \u escapes are decoded, a byte
+#    that is not UTF-8 reaches the report as U+FFFD, never raw, and a newline cannot start a section of its own.
+set(d ${WORK}/amd-multi-case)
+file(REMOVE_RECURSE ${d})
+file(MAKE_DIRECTORY ${d})
+file(WRITE ${d}/summary.json "{}\n")
+string(ASCII 255 not_utf8)
+file(WRITE ${d}/repro_hsa_fine_grained.0-1.json
+  "{\"schema\":\"vmem-repro-run/1\",\"binary\":\"repro_hsa_fine_grained\",\"backend\":\"hsa\",\"verdict\":\"PASS\","
+  "\"environment\":{\"os\":\"test\"},\"options\":{\"ranks\":2,\"devices\":[0,1],\"device_source\":\"--devices\"},"
+  "\"cases\":[{\"case\":\"read\",\"verdict\":\"PASS\",\"detail\":\"read exactly\",\"metrics\":{},"
+  "\"ranks\":[{\"info\":{\"rocm_release\":\"7.2.4\",\"rocm_install\":\"7.2.4-caf\\u00e9${not_utf8}\\n### Forged\"},\"stderr_tail\":[]}]},"
+  "{\"case\":\"atomics-ext-fine\",\"verdict\":\"SKIP\",\"detail\":\"rank 0: no extended fine-grained pool\",\"metrics\":{},"
+  "\"ranks\":[{\"info\":{},\"stderr_tail\":[]}]}]}\n")
+bug_report(${d} report)
+if(report MATCHES "Reference run")
+  message(FATAL_ERROR "a record whose read case PASSed on an AMD GPU is not a reference run:\n${report}")
+endif()
+expect_in("${report}" "ROCm Version" "- rocm_release: 7.2.4")
+expect_in("${report}" "ROCm Version" "- rocm_install: 7.2.4-café�\\x0a### Forged")
+if(report MATCHES "\n### Forged")
+  message(FATAL_ERROR "a newline in a version fact forged a section of bug-report.md:\n${report}")
+endif()
+string(FIND "${report}" "${not_utf8}" at_raw_byte)
+if(NOT at_raw_byte EQUAL -1)
+  message(FATAL_ERROR "a byte that is not UTF-8 reached bug-report.md raw:\n${report}")
+endif()
+message("bug-report: one SKIPped case of a record does not hide the AMD run; versions decoded, invalid UTF-8 replaced")

@@ -31,7 +31,7 @@ done
 for c in fault hang peer-exit; do
   [ -z "$(pairs_of "$work/all" $c)" ] || fail "$c is a self-test/known-crash case: a plain triage must not run it"
 done
-grep -qx 'repro_host_shm.read' "$work/all/plan.txt" || fail "plan.txt lacks repro_host_shm.read"
+grep -qE '^repro_host_shm[.]read( |$)' "$work/all/plan.txt" || fail "plan.txt lacks repro_host_shm.read"
 grep -q 'repro_host_shm.fault' "$work/all/plan.txt" && fail "plan.txt lists the fault self-test"
 grep -Eq '^12 OK, 0 CHANGED, [0-9]+ not run, 0 table problems$' "$work/all.out" || fail "summary line"
 grep -q '"changed":0' "$work/all/summary.json" || fail "summary.json does not say 0 changed"
@@ -179,9 +179,14 @@ triage --jobs 0 >"$work/bad.out" 2>&1; [ $? = 2 ] || fail "--jobs 0 accepted"
 # records of the same cases read OK: otherwise its cells of the matrix only read "not run".
 VMR_STANDIN_KILL=1,2 VMR_FAKE_GPUS=3 RESULTS_DIR=$work/lost standin >"$work/lost.out" 2>&1
 rc=$?; [ $rc = 1 ] || { cat "$work/lost.out"; fail "a pair run that left no record: exit $rc, want 1"; }
-said='repro_host_shm GPU 1 -> GPU 2 left no record of read, atomics (see repro_host_shm.1-2.log)'
-grep -qxF "MISSING: $said" "$work/lost.out" && grep -qxF -- "- $said" "$work/lost/report.md" ||
-  fail "the pair run without a record is not named: $(grep -i 'record' "$work/lost.out")"
+[ "$(grep '^repro_host_shm[.]read ' "$work/lost/plan.txt" | tr ' ' '\n' | sed 1d | sort | paste -sd' ')" = \
+  "0-1 0-2 1-0 1-2 2-0 2-1" ] || fail "plan.txt does not name the pairs read ran on: $(grep read "$work/lost/plan.txt")"
+for c in read atomics; do
+  grep -qE "^repro_host_shm\.$c +1-2 .*CHANGED: the planned run on GPUs 1-2 left no record" "$work/lost.out" &&
+    grep -qF "the planned run on GPUs 1-2 left no record" "$work/lost/report.md" ||
+    fail "the pair run of $c without a record is not named: $(grep -i 'record' "$work/lost.out")"
+done
+grep -q '"changed":2' "$work/lost/summary.json" || fail "summary.json does not count the 2 lost runs as CHANGED"
 
 # --mesh whose run leaves no result at all (killed): every case gets its pair runs, and the lost mesh record is
 # a problem too.
@@ -192,8 +197,8 @@ rc=$?
   { cat "$work/meshlost.out"; fail "--mesh killed: exit $rc, read ran on '$(pairs_of "$work/meshlost" read)'"; }
 grep -qxF 'backend repro_host_shm: the mesh run on 3 GPUs did not pass read, atomics: 6 pair runs name the pairs' \
   "$work/meshlost.out" || fail "--mesh killed: the pair runs are not said"
-grep -qxF 'MISSING: repro_host_shm GPU 0,GPU 1,GPU 2 left no record of read, atomics (see repro_host_shm.0-1-2.log)' \
-  "$work/meshlost.out" || fail "--mesh killed: the lost mesh record is not named"
+grep -qE '^repro_host_shm\.read +0-1-2 .*CHANGED: the planned run on GPUs 0-1-2 left no record' "$work/meshlost.out" ||
+  fail "--mesh killed: the lost mesh record is not named"
 
 # Bad command lines are exit 2 with one line, before any results folder; an existing RESULTS_DIR is exit 3 (could
 # not run), nothing written. --pairs: the whole list must read as pairs (a tail of junk would drop a pair), each

@@ -38,7 +38,7 @@ file(REMOVE ${WORK}/repro_cuda_vmm.read.1-0.json)
 file(WRITE ${WORK}/plan.txt "repro_cuda_vmm.read 0-1 1-0\n")
 execute_process(COMMAND ${CHECK} --table ${TABLE} --results ${WORK} --plan ${WORK}/plan.txt
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out)
-if(NOT rc EQUAL 1 OR NOT out MATCHES "repro_cuda_vmm.read +1-0 +PASS +- +CHANGED: the planned run on GPU pair 1-0 left no record"
+if(NOT rc EQUAL 1 OR NOT out MATCHES "repro_cuda_vmm.read +1-0 +PASS +- +CHANGED: the planned run on GPUs 1-0 left no record"
    OR NOT out MATCHES "repro_cuda_vmm.read +0-1 +PASS +PASS +OK")
   message(FATAL_ERROR "a planned pair without its record must be CHANGED (exit ${rc}):\n${out}")
 endif()

@@ -99,8 +99,36 @@ std::string gpus_md(const std::vector<Run>& runs) {
   return os.str();
 }
 
+// The backends (a record's "backend": host, hip, hsa, cuda) of which some case ran to a verdict other than SKIP,
+// one a line: per case, not per record, since one record holds every case of a launch.
+std::string backends_ran(const std::vector<Run>& runs) {
+  std::set<std::string> ran;
+  for (const auto& run : runs)
+    if (run.error.empty() && run.verdict != Verdict::Skip && !run.backend.empty()) ran.insert(one_line(run.backend));
+  std::string out;
+  for (const auto& b : ran) out += b + "\n";
+  return out;
+}
+
+// The ROCm versions the AMD runs reported, each once, as Markdown list items (read from the parsed records, so any
+// JSON writer's escapes are understood and nothing but valid one-line UTF-8 reaches the report).
+std::string rocm_versions_md(const std::vector<Run>& runs) {
+  static const char* kKeys[] = {"rocm_release", "hip_version", "rocm_install", "hip_headers",
+                                "hsa_amd_interface_runtime"};
+  std::set<std::string> lines;
+  for (const auto& run : runs) {
+    if (run.backend != "hip" && run.backend != "hsa") continue;
+    for (const auto& info : run.rank_info)
+      for (const char* k : kKeys)
+        if (auto it = info.find(k); it != info.end()) lines.insert(std::string("- ") + k + ": " + md_text(it->second));
+  }
+  std::string out;
+  for (const auto& l : lines) out += l + "\n";
+  return out;
+}
+
 struct Options {
-  std::string table, results, summary_json, markdown, failures, gpus, plan, junit, manifest;
+  std::string table, results, summary_json, markdown, failures, gpus, plan, junit, manifest, ran, rocm_md;
   std::vector<std::string> binaries;
   bool matrix = false;
 };
@@ -134,6 +162,10 @@ bool parse_args(int argc, char** argv, Options* o) {
       o->junit = value;
     else if (flag == "--manifest")
       o->manifest = value;
+    else if (flag == "--backends-ran")
+      o->ran = value;
+    else if (flag == "--rocm-md")
+      o->rocm_md = value;
     else
       return false;
   }
@@ -265,7 +297,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "usage: check_expected --table FILE --results DIR [--binary PATH]... [--manifest FILE] [--plan FILE] "
                  "[--matrix] [--summary-json FILE] [--markdown FILE] [--failures-md FILE] [--gpus-md FILE] "
-                 "[--junit FILE]\n");
+                 "[--backends-ran FILE] [--rocm-md FILE] [--junit FILE]\n");
     return 2;
   }
   std::string text;
@@ -419,7 +451,7 @@ int main(int argc, char** argv) {
     for (const auto& pair : planned_pairs[name])
       if (!pairs_seen.count(pair))
         rows.push_back({name, pair, verdict_cell(t), "-",
-                        "CHANGED: the planned run on GPU pair " + pair + " left no record in " + o.results, "", "",
+                        "CHANGED: the planned run on GPUs " + pair + " left no record in " + o.results, "", "",
                         t.evidence, true, false});
     if (!planned_pairs[name].empty()) continue;
     const bool planned = plan.empty() ? built.count(t.binary) > 0 : plan.count(name) > 0;
@@ -452,6 +484,8 @@ int main(int argc, char** argv) {
       {&o.markdown, [&] { return markdown_report(rows, ok, changed, not_run, problems); }},
       {&o.failures, [&] { return failures_md(runs, table); }},
       {&o.gpus, [&] { return gpus_md(runs); }},
+      {&o.ran, [&] { return backends_ran(runs); }},
+      {&o.rocm_md, [&] { return rocm_versions_md(runs); }},
       {&o.junit, [&] { return junit_xml(rows); }}};
   bool unwritten = false;
   for (const auto& [path, text] : outputs) {

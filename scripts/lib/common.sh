@@ -176,3 +176,16 @@ vmr_redact() {
   fi
   sed -E "${args[@]}"
 }
+
+# Copies this working tree into DEST: the tracked files and the untracked ones git does not ignore (a copy
+# without git: everything but build and results folders). One tar stream, read from a NUL-separated list, so no
+# file name is split and no second archive is left unread.
+vmr_copy_tree() {
+  local dest=$1
+  mkdir -p "$dest" || return 1
+  if git -C "$VMR_ROOT" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    (set -o pipefail; cd "$VMR_ROOT" && git ls-files -co --exclude-standard -z | tar --null -cf - -T - | tar -xf - -C "$dest")
+  else
+    (set -o pipefail; tar -C "$VMR_ROOT" --exclude='./build*' --exclude='./results' -cf - . | tar -xf - -C "$dest")
+  fi
+}

@@ -78,12 +78,7 @@ vmr_in_root() {
 vmr_rocm_root_test() {
   local suite=$1 root t0 t1 t2 rc=0
   root=$(vmr_rocm_root "$suite") || return $?
-  rm -rf "$root/src" "$root/build" && mkdir -p "$root/src" || return 1
-  if git -C "$VMR_ROOT" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-    (cd "$VMR_ROOT" && git ls-files -co --exclude-standard -z | tar --null -cf - -T -) | tar -xf - -C "$root/src"
-  else  # a copy without git: everything but build and results folders
-    tar -C "$VMR_ROOT" --exclude='./build*' --exclude='./results' -cf - . | tar -xf - -C "$root/src"
-  fi || return 1
+  rm -rf "$root/src" "$root/build" && vmr_copy_tree "$root/src" || return 1
   vmr_say "rocm root $suite: $(vmr_in_root "$root" "dpkg-query -W -f='\${Package} \${Version}  ' hipcc libamdhip64-dev libhsa-runtime-dev cmake g++")"
   t0=$(vmr_now)
   # VMR_EXPECT_HSA_VMEM_HEADER: these headers declare the HSA vmem API, and hsa_api.h must take their declarations;
