@@ -32,6 +32,11 @@ if(NOT pid0 EQUAL pid1 OR NOT pid1 EQUAL pid2 OR pid3 EQUAL pid2 OR pid4 EQUAL p
   message(FATAL_ERROR "rank 0's pids per case ${pid0} ${pid1} ${pid2} ${pid3} ${pid4}: want read, atomics, fault in one "
                       "life and hang, peer-exit each in fresh ranks")
 endif()
+# Each relaunch is announced once: after the crash, fresh ranks for hang and peer-exit; after the hang, for peer-exit.
+string(REGEX MATCHALL "--- fresh ranks for the [0-9]+ case\\(s\\)" relaunches "${out}")
+if(NOT relaunches STREQUAL "--- fresh ranks for the 2 case(s);--- fresh ranks for the 1 case(s)")
+  message(FATAL_ERROR "--all announced its relaunches as '${relaunches}' (want each of the 2 once):\n${out}")
+endif()
 # Passing cases only: PASS, exit 0.
 execute_process(COMMAND ${BIN} --case read --case atomics RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_QUIET)
 if(NOT rc EQUAL 0 OR NOT out MATCHES "\nVERDICT: PASS repro_host_shm.read\\+atomics PASS: read,atomics\n$")

@@ -109,8 +109,6 @@ std::vector<CaseResult> run_selected(const ReproBinary& bin, const std::vector<c
       std::printf("--- %s.%s: %s (deadline %s s)\n", bin.name, c.name, c.description,
                   format_double(plan.timeouts_s.back()).c_str());
     }
-    if (next > 0)
-      std::printf("--- fresh ranks for the %zu case(s) after the last that did not pass\n", plan.cases.size());
     std::fflush(stdout);
     std::vector<CaseResult> life = run_cases(plan);
     for (const auto& r : life) print_case_result(bin, r, several);

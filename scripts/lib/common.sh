@@ -7,6 +7,12 @@ case "$BUILD_DIR" in /*) ;; *) BUILD_DIR="$VMR_ROOT/$BUILD_DIR" ;; esac
 
 vmr_say() { printf '%s\n' "$*" >&2; }
 
+# A script's usage is its header comment (line 2 up to the first line that is not a comment), printed without "# ".
+vmr_usage() { awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$1"; }
+# Sourced with the script's own arguments: every script answers a first -h/--help with its usage before it does
+# anything (a script that took its first argument as a file name once wrote a benchmark into "--help").
+case "${1-}" in -h|--help) vmr_usage "$0"; exit 0 ;; esac
+
 # Installs the Debian packages given when missing: with apt-get as root on Debian/Ubuntu, otherwise prints the
 # exact command and fails.
 vmr_need_packages_no_recommends() { VMR_APT_EXTRA=--no-install-recommends vmr_need_packages "$@"; }
