@@ -223,6 +223,7 @@ Status case_atomics(RankContext& ctx) {
 }
 
 // --- the power-of-two allocator's VA life cycle (line for line as repro/pow2_remap.hip) ----------------------------
+// twin-begin: tests/pow2_twins.sh checks that these lines are repro/pow2_remap.hip's cases but for API names.
 
 constexpr int kPow2Blocks = 4;
 
@@ -363,7 +364,9 @@ Status case_peer_reimport(RankContext& ctx) {
   ctx.phase_done("exchange");
 
   for (int j = 0; j < ctx.ranks(); ++j)
+    // twin-differs-next: system scope here (the HIP twin uses agent scope: system scope faults there)
     if (j != ctx.rank()) VMR_TRY(add_into(peers[j].span(), 1, kCounters, kAddsPerThread, true));
+  // twin-differs-next: the kernel of that scope
   VMR_TRY(finish("k_atomic_add_system into re-imported peer memory"));
   VMR_TRY(ctx.mesh().barrier("added"));
   ctx.phase_done("run");
@@ -372,10 +375,13 @@ Status case_peer_reimport(RankContext& ctx) {
   ctx.phase_done("verify");
   VMR_TRY(ctx.mesh().barrier("verified"));
   return Status::pass(
+      // twin-differs-next: says which scope
       "peers re-imported generation 2 at the same VA; their system-scope atomics reached the new "
       "memory exactly (" +
       std::to_string(expect) + " per counter)");
 }
+
+// twin-end
 
 // Self-test: the last rank writes through a VA it unmapped. The GPU fault must come back as a FAIL naming the
 // driver's error, and the other ranks must hear about it rather than wait.

@@ -66,6 +66,7 @@ Status exchange(RankContext& ctx, const UniqueFd& own_fd, size_t size, std::vect
 }
 
 // --- cases (line for line as the pow2 cases of repro/cuda_vmm.cu) --------------------------------------------------
+// twin-begin: tests/pow2_twins.sh checks that these lines are repro/cuda_vmm.cu's pow2 cases but for API names.
 
 constexpr int kPow2Blocks = 4;
 
@@ -207,7 +208,9 @@ Status case_peer_reimport(RankContext& ctx) {
   ctx.phase_done("exchange");
 
   for (int j = 0; j < ctx.ranks(); ++j)
+    // twin-differs-next: agent scope here (system-scope atomics on hipMemCreate memory fault: repro_hip_vmem_pinned)
     if (j != ctx.rank()) VMR_TRY(add_into(peers[j].span(), 1, kCounters, kAddsPerThread, false));
+  // twin-differs-next: the kernel of that scope
   VMR_TRY(finish("k_atomic_add_device into re-imported peer memory"));
   VMR_TRY(ctx.mesh().barrier("added"));
   ctx.phase_done("run");
@@ -216,10 +219,13 @@ Status case_peer_reimport(RankContext& ctx) {
   ctx.phase_done("verify");
   VMR_TRY(ctx.mesh().barrier("verified"));
   return Status::pass(
+      // twin-differs-next: says which scope
       "peers re-imported generation 2 at the same VA; their agent-scope adds reached the new "
       "memory exactly (" +
       std::to_string(expect) + " per counter)");
 }
+
+// twin-end
 
 }  // namespace
 
