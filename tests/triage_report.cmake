@@ -48,3 +48,19 @@ execute_process(COMMAND ${CHECK} --table ${TABLE} --results ${WORK} --plan ${WOR
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "every planned pair reported, yet exit ${rc}:\n${out}")
 endif()
+
+# --record: what triage reads instead of its logs. Each case of a record, one "<VERDICT> <case>" line; a record it
+# cannot read is exit 99 with nothing on stdout (triage then reruns every case of a mesh run in pairs).
+file(WRITE ${WORK}/rec/two.json
+  "{\"schema\":\"vmem-repro-run/1\",\"binary\":\"repro_cuda_vmm\",\"backend\":\"cuda\",\"verdict\":\"FAIL\","
+  "\"cases\":[{\"case\":\"read\",\"verdict\":\"PASS\",\"ranks\":[]},{\"case\":\"set-access-hole\",\"verdict\":\"FAIL\",\"ranks\":[]}]}\n")
+execute_process(COMMAND ${CHECK} --record ${WORK}/rec/two.json RESULT_VARIABLE rc OUTPUT_VARIABLE out)
+if(NOT rc EQUAL 0 OR NOT out STREQUAL "PASS read\nFAIL set-access-hole\n")
+  message(FATAL_ERROR "--record of a two-case record: exit ${rc}, '${out}'")
+endif()
+file(WRITE ${WORK}/rec/cut.json "{\"schema\":\"vmem-repro-run/1\",\"cases\":[{\"case\":\"read\",\"verd")
+execute_process(COMMAND ${CHECK} --record ${WORK}/rec/cut.json RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 99 OR NOT out STREQUAL "" OR NOT err MATCHES "unreadable run record cut.json")
+  message(FATAL_ERROR "--record of a truncated record: exit ${rc}, stdout '${out}', stderr '${err}'")
+endif()
+message("check_expected --record: each case's verdict; an unreadable record is exit 99")

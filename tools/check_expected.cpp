@@ -291,13 +291,35 @@ std::string matrices(const std::vector<Row>& rows, bool markdown) {
 
 }  // namespace
 
+// --record FILE: the verdict of each case one record holds, one "<VERDICT> <case>" line each, for scripts that
+// would otherwise read them from a log (triage's progress lines, its choice of cases to rerun after a mesh run).
+// Exit 99 where the record cannot be read (nothing printed on stdout).
+int print_record_cases(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
+  const std::string file = slash == std::string::npos ? path : path.substr(slash + 1);
+  std::vector<Run> runs = read_record(dir, file);
+  std::string out;
+  for (const auto& run : runs) {
+    if (!run.error.empty()) {
+      std::fprintf(stderr, "check_expected: %s\n", one_line(run.error).c_str());
+      return 99;
+    }
+    out += std::string(verdict_name(run.verdict)) + " " + one_line(run.case_name) + "\n";
+  }
+  std::fputs(out.c_str(), stdout);
+  return 0;
+}
+
 int main(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[1]) == "--record") return print_record_cases(argv[2]);
   Options o;
   if (!parse_args(argc, argv, &o)) {
     std::fprintf(stderr,
                  "usage: check_expected --table FILE --results DIR [--binary PATH]... [--manifest FILE] [--plan FILE] "
                  "[--matrix] [--summary-json FILE] [--markdown FILE] [--failures-md FILE] [--gpus-md FILE] "
-                 "[--backends-ran FILE] [--rocm-md FILE] [--junit FILE]\n");
+                 "[--backends-ran FILE] [--rocm-md FILE] [--junit FILE]\n"
+                 "       check_expected --record FILE.json\n");
     return 2;
   }
   std::string text;
