@@ -32,6 +32,16 @@ if(NOT pid0 EQUAL pid1 OR NOT pid1 EQUAL pid2 OR pid3 EQUAL pid2 OR pid4 EQUAL p
   message(FATAL_ERROR "rank 0's pids per case ${pid0} ${pid1} ${pid2} ${pid3} ${pid4}: want read, atomics, fault in one "
                       "life and hang, peer-exit each in fresh ranks")
 endif()
+# A rank that went on to the next case has no exit of its own for the case it passed: none is made up. The last case
+# of a life (fault) has the real exit.
+string(JSON went0 GET "${record}" cases 0 ranks 0 went_on)
+string(JSON exit0 TYPE "${record}" cases 0 ranks 0 exit_code)
+string(JSON went2 GET "${record}" cases 2 ranks 0 went_on)
+string(JSON exit2 TYPE "${record}" cases 2 ranks 0 exit_code)
+if(NOT went0 STREQUAL "ON" OR NOT exit0 STREQUAL "NULL" OR NOT went2 STREQUAL "OFF" OR NOT exit2 STREQUAL "NUMBER")
+  message(FATAL_ERROR "read went on (${went0}, exit ${exit0}) and fault ended the life (${went2}, exit ${exit2}): "
+                      "want ON/NULL and OFF/NUMBER")
+endif()
 # Each relaunch is announced once: after the crash, fresh ranks for hang and peer-exit; after the hang, for peer-exit.
 string(REGEX MATCHALL "--- fresh ranks for the [0-9]+ case\\(s\\)" relaunches "${out}")
 if(NOT relaunches STREQUAL "--- fresh ranks for the 2 case(s);--- fresh ranks for the 1 case(s)")

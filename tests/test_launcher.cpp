@@ -58,10 +58,10 @@ TEST(Launcher, SignalDeathIsCrashNamingSignalAndStderr) {
   EXPECT_NE(r.detail.find("SIGABRT"), std::string::npos) << r.detail;
   EXPECT_NE(r.detail.find("Memory access fault by GPU node-2"), std::string::npos) << r.detail;
   EXPECT_EQ(r.ranks[1].exit.signal, SIGABRT);
-  // The dead rank left no record, but the facts it printed are kept for the expected table's conditions.
+  // The dead rank sent no verdict, but the facts it had sent are kept for the expected table's conditions.
   ASSERT_FALSE(r.ranks[1].has_record);
-  ASSERT_FALSE(r.ranks[1].printed_info.empty());
-  EXPECT_EQ(r.ranks[1].printed_info[0], (std::pair<std::string, std::string>{"device", "test"}));
+  ASSERT_FALSE(r.ranks[1].record.info.empty());
+  EXPECT_EQ(r.ranks[1].record.info[0], (std::pair<std::string, std::string>{"device", "test"}));
 }
 
 // Margins that hold on a loaded machine: the rank left waiting gives up 1 s (10% of 10 s) before the launcher's
@@ -171,6 +171,14 @@ TEST(Launcher, RecordThatDisagreesWithExitCodeIsAHarnessError) {
   CaseResult r = launch("mismatch");
   EXPECT_EQ(r.verdict, Verdict::Harness) << r.detail;
   EXPECT_NE(r.detail.find("exited with code 5 but reported PASS"), std::string::npos) << r.detail;
+}
+
+// An event cut off mid-line is never taken for the verdict it begins: HARNESS, naming the truncation.
+TEST(Launcher, ATruncatedStatusEventIsHarness) {
+  CaseResult r = launch("truncated-event");
+  EXPECT_EQ(r.verdict, Verdict::Harness) << r.detail;
+  EXPECT_NE(r.detail.find("status stream truncated"), std::string::npos) << r.detail;
+  EXPECT_FALSE(r.ranks[0].has_record);
 }
 
 TEST(Launcher, RanksInheritOnlyTheirOwnFds) {

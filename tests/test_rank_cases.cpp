@@ -95,13 +95,19 @@ Status fail_first(RankContext& ctx) {
 // A rank that reports PASS but exits with another code: the launcher must not believe either.
 Status exit_mismatch(RankContext& ctx) {
   if (ctx.rank() == 0) {
-    vmr::RankRecord r;
-    r.verdict = vmr::Verdict::Pass;
-    r.detail = "fine";
-    r.ready_ns = 1;
-    std::string text = vmr::encode_record(r);
+    std::string text = vmr::event::end(vmr::Verdict::Pass, "fine");
     (void)!::write(3, text.data(), text.size());  // the launcher's fixed status fd
     ::_exit(5);
+  }
+  return Status::pass();
+}
+
+// A rank whose last event lacks its newline (it was cut off mid-write), then exits as if it had passed.
+Status truncated_event(RankContext& ctx) {
+  if (ctx.rank() == 0) {
+    const std::string text = "end PASS fin";
+    (void)!::write(3, text.data(), text.size());
+    ::_exit(0);
   }
   return Status::pass();
 }
@@ -145,6 +151,7 @@ const vmr::ReproBinary& rank_cases() {
           {"skip-one", "the last rank cannot run", skip_on_last},
           {"fail", "rank 0 fails a check", fail_first},
           {"mismatch", "record and exit code disagree", exit_mismatch},
+          {"truncated-event", "the last status event lacks its newline", truncated_event},
           {"fd-audit", "a rank has only the fds it was given", fd_audit},
       }};
   return bin;

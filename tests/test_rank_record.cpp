@@ -1,69 +1,99 @@
 #include <gtest/gtest.h>
 
 #include "harness/rank_record.h"
+#include "harness/text.h"
 
 using namespace vmr;
 
 namespace {
-RankRecord sample() {
-  RankRecord r;
-  r.verdict = Verdict::Fail;
-  r.detail = "hipMemSetAccess: hipErrorInvalidValue\nsecond line \\ with backslash";
-  r.ready_ns = 987654321;
-  r.info = {{"gfx_arch", "gfx942"}, {"pools", "coarse fine ext-fine"}};
-  r.phases = {{"setup", 0.25}, {"run", 1.0 / 3}};
-  r.metrics = {{"remote_atomics_per_s", 1.5e9, "ops/s"}};
-  return r;
+// A life of two cases as a rank sends it: describe facts kept for both, a fact of the first case alone.
+std::string two_cases() {
+  return event::header() + event::ready(987654321) + event::fact("gfx_arch", "gfx942") +
+         event::fact("pools", "coarse fine ext-fine") + event::keep_facts() + event::fact("alloc_type", "Pinned") +
+         event::phase("setup", 0.25) + event::phase("run", 1.0 / 3) +
+         event::metric({"remote_atomics_per_s", 1.5e9, "ops/s"}) +
+         event::end(Verdict::Pass, "exact\nsecond line \\ with backslash") + event::ready(987654400) +
+         event::fact("pools", "coarse") + event::end(Verdict::Fail, "hipMemSetAccess: hipErrorInvalidValue");
+}
+
+Status take_all(std::string_view text, RecordStream* s) {
+  for (auto line : split(text, '\n')) VMR_TRY(s->take_line(line));
+  return Status::pass();
 }
 }  // namespace
 
-TEST(RankRecord, RoundTripIsExact) {
-  RankRecord in = sample(), out;
-  ASSERT_TRUE(decode_record(encode_record(in), &out).ok());
-  EXPECT_EQ(out.verdict, in.verdict);
-  EXPECT_EQ(out.detail, in.detail);
-  EXPECT_EQ(out.ready_ns, in.ready_ns);
-  EXPECT_EQ(out.info, in.info);
-  EXPECT_EQ(out.phases, in.phases);  // exact: doubles print in their shortest exact form
-  ASSERT_EQ(out.metrics.size(), 1u);
-  EXPECT_EQ(out.metrics[0].value, 1.5e9);
-  EXPECT_EQ(out.metrics[0].unit, "ops/s");
+TEST(RankRecord, EventsRebuildEachCaseExactly) {
+  RecordStream s;
+  std::string text = two_cases();
+  text.pop_back();  // split() leaves no empty last line
+  ASSERT_TRUE(take_all(text, &s).ok());
+  ASSERT_EQ(s.records().size(), 2u);
+  const RankRecord& a = s.records()[0];
+  EXPECT_EQ(a.verdict, Verdict::Pass);
+  EXPECT_EQ(a.detail, "exact\nsecond line \\ with backslash");
+  EXPECT_EQ(a.ready_ns, 987654321);
+  const std::vector<std::pair<std::string, std::string>> facts_a = {
+      {"gfx_arch", "gfx942"}, {"pools", "coarse fine ext-fine"}, {"alloc_type", "Pinned"}};
+  EXPECT_EQ(a.info, facts_a);
+  EXPECT_EQ(a.phases, (std::vector<std::pair<std::string, double>>{{"setup", 0.25}, {"run", 1.0 / 3}}));  // exact
+  ASSERT_EQ(a.metrics.size(), 1u);
+  EXPECT_EQ(a.metrics[0].value, 1.5e9);
+  EXPECT_EQ(a.metrics[0].unit, "ops/s");
+  // The second case keeps the describe step's facts (one replaced), not the first case's own; nothing else carries.
+  const RankRecord& b = s.records()[1];
+  EXPECT_EQ(b.verdict, Verdict::Fail);
+  EXPECT_EQ(b.ready_ns, 987654400);
+  const std::vector<std::pair<std::string, std::string>> facts_b = {{"gfx_arch", "gfx942"}, {"pools", "coarse"}};
+  EXPECT_EQ(b.info, facts_b);
+  EXPECT_TRUE(b.phases.empty());
+  EXPECT_TRUE(b.metrics.empty());
 }
 
-TEST(RankRecord, EveryTruncationIsRejected) {
-  std::string text = encode_record(sample());
-  RankRecord out;
-  for (size_t n = 0; n < text.size(); ++n)
-    EXPECT_FALSE(decode_record(text.substr(0, n), &out).ok()) << "accepted a record cut at " << n;
+// A rank that dies mid-case has delivered what it knew: the case in progress keeps its facts and phases.
+TEST(RankRecord, ARankThatDiesMidCaseHasDeliveredItsFacts) {
+  RecordStream s;
+  ASSERT_TRUE(take_all("vmem-repro-events 1\nready 5\nfact rocm_release 7.2.4\nphase setup 0.5", &s).ok());
+  EXPECT_TRUE(s.records().empty());
+  EXPECT_EQ(s.partial().info, (std::vector<std::pair<std::string, std::string>>{{"rocm_release", "7.2.4"}}));
+  EXPECT_EQ(s.partial().ready_ns, 5);
+  ASSERT_EQ(s.partial().phases.size(), 1u);
 }
 
 TEST(RankRecord, GarbageIsRejected) {
-  const std::string good = encode_record(sample());
+  const std::string head = "vmem-repro-events 1\n";
   std::vector<std::string> bad = {
-      "",
-      "hello\n",
+      "hello",
       std::string(1000, '\0'),
-      "vmem-repro-record 2\nverdict PASS\ndetail \nready_ns 1\nend\n",
-      "vmem-repro-record 1\nverdict MAYBE\ndetail \nready_ns 1\nend\n",
-      "vmem-repro-record 1\nverdict USAGE\ndetail \nready_ns 1\nend\n",
-      "vmem-repro-record 1\nverdict PASS\nverdict PASS\ndetail \nready_ns 1\nend\n",
-      "vmem-repro-record 1\nverdict PASS\ndetail \nend\n",
-      "vmem-repro-record 1\nverdict PASS\ndetail bad\\q\nready_ns 1\nend\n",
-      "vmem-repro-record 1\nverdict PASS\ndetail \nready_ns -4\nend\n",
-      "vmem-repro-record 1\nverdict PASS\ndetail \nready_ns 1\nphase run nan\nend\n",
-      "vmem-repro-record 1\nverdict PASS\ndetail \nready_ns 1\nmetric x 1\nend\n",
-      "vmem-repro-record 1\nverdict PASS\ndetail \nready_ns 1\ninfo bad/key v\nend\n",
-      "vmem-repro-record 1\nverdict PASS\ndetail \nready_ns 1\nsurprise\nend\n",
-      good + "extra\n",
-      good + good,
+      "vmem-repro-events 2",
+      "vmem-repro-record 1",
+      head + "end MAYBE x",
+      head + "end USAGE x",
+      head + "end PASS bad\\q",
+      head + "end",
+      head + "ready -4",
+      head + "ready 1\nready 2",
+      head + "phase run nan",
+      head + "phase run -1",
+      head + "metric x 1",
+      head + "metric x 1 two words",
+      head + "fact bad/key v",
+      head + "fact",
+      head + "keep-facts now",
+      head + "surprise",
+      head + "vmem-repro-events 1",
   };
-  RankRecord out;
-  for (const auto& b : bad) EXPECT_FALSE(decode_record(b, &out).ok()) << b;
-  // Flipping any single byte of the framing words must not produce a different valid record silently.
-  for (size_t i = 0; i < 20; ++i) {
+  for (const auto& b : bad) {
+    RecordStream s;
+    EXPECT_FALSE(take_all(b, &s).ok()) << b;
+  }
+  // Flipping any single byte of an event's tag must not produce a different valid stream silently.
+  const std::string good = two_cases();
+  for (size_t i = 0; i < 19; ++i) {
     std::string flipped = good;
     flipped[i] ^= 0x20;
-    EXPECT_FALSE(decode_record(flipped, &out).ok()) << i;
+    RecordStream s;
+    std::string text = flipped.substr(0, flipped.size() - 1);
+    EXPECT_FALSE(take_all(text, &s).ok()) << i;
   }
 }
 

@@ -23,6 +23,7 @@ void write_rank_json(JsonWriter& j, const RankOutcome& r) {
   else
     j.null();
   j.key("core_dumped").value(r.exit.core_dumped);
+  j.key("went_on").value(r.went_on);
   j.key("reaped").value(r.reaped);
   j.key("killed_by")
       .value(r.killed == KilledBy::None        ? "none"
@@ -38,7 +39,7 @@ void write_rank_json(JsonWriter& j, const RankOutcome& r) {
   j.key("detail").value(r.record.detail);
   if (!r.record_error.empty()) j.key("record_error").value(r.record_error);
   j.key("info").begin_object();
-  for (const auto& [k, v] : r.has_record ? r.record.info : r.printed_info) j.key(k).value(v);
+  for (const auto& [k, v] : r.record.info) j.key(k).value(v);
   j.end_object();
   j.key("phases_s").begin_object();
   for (const auto& [k, v] : r.record.phases) j.key(k).value(v);

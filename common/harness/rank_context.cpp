@@ -1,28 +1,45 @@
 #include "harness/rank_context.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 
 #include "harness/text.h"
 
 namespace vmr {
 
+void RankContext::send(const std::string& event) const {
+  if (status_fd_ < 0) return;
+  size_t done = 0;
+  while (done < event.size()) {  // the rank is the pipe's only writer: a long event may take several writes
+    ssize_t n = ::write(status_fd_, event.data() + done, event.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // the launcher is gone; nobody is left to tell
+    done += size_t(n);
+  }
+}
+
 void RankContext::info(std::string_view key, std::string_view value) {
   std::printf("env: %.*s = %.*s\n", int(key.size()), key.data(), int(value.size()), value.data());
   std::fflush(stdout);
-  set_fact(&record_.info, key, value);
+  send(event::fact(key, value));
 }
 
-void RankContext::start_phases() { phase_start_ns_ = monotonic_ns(); }
+void RankContext::ready_now() {
+  send(event::ready(monotonic_ns()));
+  phase_start_ns_ = monotonic_ns();
+}
 
 void RankContext::phase_done(std::string_view name) {
   int64_t now = monotonic_ns();
-  record_.phases.emplace_back(std::string(name), double(now - phase_start_ns_) / 1e9);
+  send(event::phase(name, double(now - phase_start_ns_) / 1e9));
   phase_start_ns_ = now;
 }
 
 void RankContext::metric(std::string_view name, double value, std::string_view unit) {
-  record_.metrics.push_back({std::string(name), value, std::string(unit)});
+  send(event::metric({std::string(name), value, std::string(unit)}));
 }
 
 Status RankContext::agree(const Status& mine) {

@@ -1,5 +1,5 @@
 // What a case sees inside its rank: who it is, the control channel, and where to put environment facts,
-// phase times and metrics for the launcher's record.
+// phase times and metrics: each goes to the launcher over the status pipe the moment it is known.
 #pragma once
 
 #include <cstdint>
@@ -14,9 +14,14 @@ namespace vmr {
 
 class RankContext {
  public:
-  // devices[j] is rank j's device, as the launcher assigned it (the rank flag carries all of them).
-  RankContext(int rank, std::vector<int> devices, std::string case_name, Mesh* mesh)
-      : rank_(rank), devices_(std::move(devices)), case_name_(std::move(case_name)), mesh_(mesh) {}
+  // devices[j] is rank j's device, as the launcher assigned it (the rank flag carries all of them); status_fd is the
+  // status pipe to the launcher (-1: events go nowhere).
+  RankContext(int rank, std::vector<int> devices, std::string case_name, Mesh* mesh, int status_fd)
+      : rank_(rank),
+        devices_(std::move(devices)),
+        case_name_(std::move(case_name)),
+        mesh_(mesh),
+        status_fd_(status_fd) {}
 
   int rank() const { return rank_; }
   int ranks() const { return int(devices_.size()); }
@@ -26,7 +31,7 @@ class RankContext {
   Mesh& mesh() { return *mesh_; }
   Deadline deadline() const { return mesh_->deadline(); }
 
-  // An environment fact: printed at once (the paste-ready block) and kept for the JSON.
+  // An environment fact: printed at once (the paste-ready block) and sent to the launcher.
   void info(std::string_view key, std::string_view value);
   // Ends the current phase under `name` (setup, exchange, run, verify) and starts the next.
   void phase_done(std::string_view name);
@@ -40,24 +45,22 @@ class RankContext {
   // SKIP naming the shortfall when some rank's device is not among the `visible` ones `runtime` reports.
   Status require_devices(int visible, std::string_view runtime) const;
 
-  RankRecord& record() { return record_; }
-  void start_phases();
-  // Several cases run in one rank life, each with a record of its own: the describe step's facts are kept for every
-  // case's record, the rest (verdict, phases, metrics, the case's own facts) starts afresh.
-  void keep_facts_so_far() { facts_ = record_.info; }
-  void begin_case(std::string name) {
-    case_name_ = std::move(name);
-    record_ = RankRecord{};
-    record_.info = facts_;
-  }
+  // The life's protocol (rank_main): the stream's start; the moment this case's ranks passed their barrier; the
+  // facts so far (the describe step's) as facts of every later case; a case's end with its verdict; the next case.
+  void start_stream() { send(event::header()); }
+  void ready_now();
+  void keep_facts_so_far() { send(event::keep_facts()); }
+  void end_case(const Status& result) { send(event::end(result.verdict, result.detail)); }
+  void begin_case(std::string name) { case_name_ = std::move(name); }
 
  private:
+  void send(const std::string& event) const;
+
   int rank_;
   std::vector<int> devices_;
   std::string case_name_;
   Mesh* mesh_;
-  RankRecord record_;
-  std::vector<std::pair<std::string, std::string>> facts_;
+  int status_fd_;
   int64_t phase_start_ns_ = 0;
 };
 

@@ -61,23 +61,14 @@ Status run_case_body(const ReproBinary& bin, const CaseDef& c, RankContext& ctx)
   }
 }
 
-void write_all(int fd, const std::string& text) {
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;  // the launcher is gone; nobody is left to tell
-    done += size_t(n);
-  }
-}
-
 }  // namespace
 
 // One rank life: the backend's describe step once, then the cases in turn, each behind a barrier and under its own
-// deadline, each reported by a record of its own as soon as it ends. The life ends after the last case, or after
-// the first that did not PASS or SKIP (the launcher goes on with the rest in fresh ranks, so one case's fault never
-// reaches another), or when a peer is gone at a case's start (no record for a case that never ran). The exit code
-// is that of the last record written, so the launcher can check one against the other.
+// deadline, each ended by its verdict on the status stream as soon as it ends (its facts, phases and metrics went
+// there as they came). The life ends after the last case, or after the first that did not PASS or SKIP (the
+// launcher goes on with the rest in fresh ranks, so one case's fault never reaches another), or when a peer is gone
+// at a case's start (no verdict for a case that never ran). The exit code is that of the last verdict sent, so the
+// launcher can check one against the other.
 int rank_main(const ReproBinary& bin, int argc, char** argv) {
   RankArgs a;
   Status parsed = argc == 2 ? parse_rank_flag(argv[1], &a) : Status::harness("the rank flag must be the only argument");
@@ -90,13 +81,12 @@ int rank_main(const ReproBinary& bin, int argc, char** argv) {
   std::vector<UniqueFd> peers;
   for (int fd : a.ctl_fds) peers.emplace_back(fd);
   Mesh mesh(a.rank, std::move(peers), Deadline::at_ns(a.deadline_ns));
-  RankContext ctx(a.rank, a.devices, a.cases.front(), &mesh);
+  RankContext ctx(a.rank, a.devices, a.cases.front(), &mesh, status_fd.get());
+  ctx.start_stream();
   auto report = [&](const Status& result) {
-    ctx.record().verdict = result.verdict;
-    ctx.record().detail = result.detail;
     std::fflush(stdout);
     std::fflush(stderr);
-    write_all(status_fd.get(), encode_record(ctx.record()));
+    ctx.end_case(result);
     return exit_code(result.verdict);
   };
 
@@ -111,8 +101,7 @@ int rank_main(const ReproBinary& bin, int argc, char** argv) {
 
   // Every rank must be able to run before any starts: one rank without its device must not strand the others.
   Status ready = mesh.barrier("start");
-  ctx.record().ready_ns = monotonic_ns();
-  ctx.start_phases();
+  ctx.ready_now();
   if (ready.ok()) {
     try {
       ready = ctx.agree(bin.backend.describe_rank(ctx));
@@ -139,8 +128,7 @@ int rank_main(const ReproBinary& bin, int argc, char** argv) {
       mesh.set_deadline(Deadline::at_ns(monotonic_ns() + budget_ns - std::min<int64_t>(1000000000, budget_ns / 10)));
       if (!mesh.barrier("case-" + a.cases[k]).ok()) return code;
       ctx.begin_case(a.cases[k]);
-      ctx.record().ready_ns = monotonic_ns();
-      ctx.start_phases();
+      ctx.ready_now();
     }
     Status result = run_case_body(bin, *cases[k], ctx);
     code = report(result);

@@ -10,7 +10,7 @@ namespace vmr {
 
 namespace {
 
-constexpr std::string_view kFirstLine = "vmem-repro-record 1";
+constexpr std::string_view kFirstLine = "vmem-repro-events 1";
 
 std::string escape(std::string_view s) {
   std::string out;
@@ -70,75 +70,68 @@ void set_fact(std::vector<std::pair<std::string, std::string>>* facts, std::stri
   if (facts->size() < cap) facts->emplace_back(std::string(key), std::string(value));
 }
 
-std::string encode_record(const RankRecord& r) {
-  std::string out(kFirstLine);
-  out += "\nverdict ";
-  out += verdict_name(r.verdict);
-  out += "\ndetail " + escape(r.detail);
-  out += "\nready_ns " + std::to_string(r.ready_ns);
-  for (const auto& [k, v] : r.info) out += "\ninfo " + k + " " + escape(v);
-  for (const auto& [k, v] : r.phases) out += "\nphase " + k + " " + format_double(v);
-  for (const auto& m : r.metrics) out += "\nmetric " + m.name + " " + format_double(m.value) + " " + m.unit;
-  out += "\nend\n";
-  return out;
+namespace event {
+std::string header() { return std::string(kFirstLine) + "\n"; }
+std::string ready(int64_t ns) { return "ready " + std::to_string(ns) + "\n"; }
+std::string fact(std::string_view key, std::string_view value) {
+  return "fact " + std::string(key) + " " + escape(value) + "\n";
 }
+std::string keep_facts() { return "keep-facts\n"; }
+std::string phase(std::string_view name, double seconds) {
+  return "phase " + std::string(name) + " " + format_double(seconds) + "\n";
+}
+std::string metric(const Metric& m) { return "metric " + m.name + " " + format_double(m.value) + " " + m.unit + "\n"; }
+std::string end(Verdict verdict, std::string_view detail) {
+  return std::string("end ") + verdict_name(verdict) + " " + escape(detail) + "\n";
+}
+}  // namespace event
 
-Status decode_record(std::string_view text, RankRecord* out) {
-  RankRecord r;
-  bool have_verdict = false, have_detail = false, have_ready = false, ended = false;
-  size_t lineno = 0;
+Status RecordStream::take_line(std::string_view line) {
+  ++lineno_;
   auto bad = [&](std::string_view why) {
-    return Status::harness("status record line " + std::to_string(lineno) + ": " + std::string(why));
+    return Status::harness("status stream line " + std::to_string(lineno_) + ": " + std::string(why));
   };
-  if (text.empty()) return Status::harness("status record empty");
-  if (text.back() != '\n') return Status::harness("status record truncated (no final newline)");
-  text.remove_suffix(1);
-  for (std::string_view line : split(text, '\n')) {
-    ++lineno;
-    if (ended) return bad("data after 'end'");
-    if (lineno == 1) {
-      if (line != kFirstLine) return bad("not a vmem-repro record");
-      continue;
-    }
-    std::string_view rest = line;
-    std::string_view tag = next_word(&rest);
-    if (tag == "verdict") {
-      auto v = verdict_from_name(rest);
-      if (have_verdict || !v || *v == Verdict::Usage) return bad("bad or repeated verdict");
-      r.verdict = *v;
-      have_verdict = true;
-    } else if (tag == "detail") {
-      if (have_detail || !unescape(rest, &r.detail)) return bad("bad or repeated detail");
-      have_detail = true;
-    } else if (tag == "ready_ns") {
-      if (have_ready || !parse_int64(rest, &r.ready_ns) || r.ready_ns < 0) return bad("bad or repeated ready_ns");
-      have_ready = true;
-    } else if (tag == "info") {
-      std::string_view key = next_word(&rest);
-      std::string value;
-      if (!is_valid_name(key) || !unescape(rest, &value)) return bad("bad info");
-      r.info.emplace_back(std::string(key), std::move(value));
-    } else if (tag == "phase") {
-      std::string_view name = next_word(&rest);
-      double v;
-      if (!is_valid_name(name) || !parse_double(rest, &v) || v < 0) return bad("bad phase");
-      r.phases.emplace_back(std::string(name), v);
-    } else if (tag == "metric") {
-      std::string_view name = next_word(&rest);
-      std::string_view number = next_word(&rest);
-      Metric m{std::string(name), 0, std::string(rest)};
-      bool unit_ok = !m.unit.empty() && m.unit.size() <= 32 && m.unit.find_first_of(" \n\\") == std::string::npos;
-      if (!is_valid_name(name) || !parse_double(number, &m.value) || !unit_ok) return bad("bad metric");
-      r.metrics.push_back(std::move(m));
-    } else if (tag == "end" && rest.empty()) {
-      ended = true;
-    } else {
-      return bad("unknown field '" + std::string(tag) + "'");
-    }
+  if (!started_) {
+    if (line != kFirstLine) return bad("not a vmem-repro status stream");
+    started_ = true;
+    return Status::pass();
   }
-  if (!ended) return Status::harness("status record truncated (no 'end')");
-  if (!have_verdict || !have_detail || !have_ready) return Status::harness("status record incomplete");
-  *out = std::move(r);
+  std::string_view rest = line;
+  std::string_view tag = next_word(&rest);
+  if (tag == "ready") {
+    if (ready_seen_ || !parse_int64(rest, &current_.ready_ns) || current_.ready_ns < 0)
+      return bad("bad or repeated ready");
+    ready_seen_ = true;
+  } else if (tag == "fact") {
+    std::string_view key = next_word(&rest);
+    std::string value;
+    if (!is_valid_name(key) || !unescape(rest, &value)) return bad("bad fact");
+    set_fact(&current_.info, key, value);
+  } else if (tag == "keep-facts" && rest.empty()) {
+    life_facts_ = current_.info;
+  } else if (tag == "phase") {
+    std::string_view name = next_word(&rest);
+    double v;
+    if (!is_valid_name(name) || !parse_double(rest, &v) || v < 0) return bad("bad phase");
+    current_.phases.emplace_back(std::string(name), v);
+  } else if (tag == "metric") {
+    std::string_view name = next_word(&rest);
+    std::string_view number = next_word(&rest);
+    Metric m{std::string(name), 0, std::string(rest)};
+    bool unit_ok = !m.unit.empty() && m.unit.size() <= 32 && m.unit.find_first_of(" \n\\") == std::string::npos;
+    if (!is_valid_name(name) || !parse_double(number, &m.value) || !unit_ok) return bad("bad metric");
+    current_.metrics.push_back(std::move(m));
+  } else if (tag == "end") {
+    auto v = verdict_from_name(next_word(&rest));
+    if (!v || *v == Verdict::Usage || !unescape(rest, &current_.detail)) return bad("bad end");
+    current_.verdict = *v;
+    records_.push_back(std::move(current_));
+    current_ = RankRecord{};
+    current_.info = life_facts_;
+    ready_seen_ = false;
+  } else {
+    return bad("unknown event '" + std::string(tag) + "'");
+  }
   return Status::pass();
 }
 

@@ -182,30 +182,29 @@ class Supervisor {
   size_t dropped_lines_ = 0;
   std::vector<std::string> names_;
   std::vector<double> budgets_;
-  size_t current_ = 0;           // the case the ranks are in
-  std::vector<int64_t> starts_;  // start time of each case reached
+  size_t current_ = 0;                // the case the ranks are in
+  std::vector<int64_t> starts_;       // start time of each case reached
+  std::vector<RecordStream> events_;  // each rank's status stream, decoded
 };
 
 void Supervisor::take_records(Stream& s, bool eof) {
   RankOutcome& rank = r_->ranks[s.rank];
-  constexpr std::string_view kEnd = "\nend\n";
-  size_t at;
-  while (rank.record_error.empty() && (at = s.partial.find(kEnd)) != std::string::npos) {
-    RankRecord record;
-    Status st = decode_record(std::string_view(s.partial).substr(0, at + kEnd.size()), &record);
-    s.partial.erase(0, at + kEnd.size());
-    if (!st.ok()) {
-      rank.record_error = st.detail;
-      break;
-    }
-    rank.records.push_back(std::move(record));
+  RecordStream& events = events_[s.rank];
+  constexpr size_t kMaxEvent = 1 << 20;  // a rank that writes without end must not take the launcher's memory
+  size_t nl;
+  while (rank.record_error.empty() && (nl = s.partial.find('\n')) != std::string::npos) {
+    Status st = events.take_line(std::string_view(s.partial).substr(0, nl));
+    s.partial.erase(0, nl + 1);
+    if (!st.ok()) rank.record_error = st.detail;
   }
-  if (eof && !s.partial.empty() && rank.record_error.empty()) {
-    RankRecord record;
-    Status st = decode_record(s.partial, &record);  // incomplete by construction: says what is missing
-    rank.record_error = st.ok() ? "trailing bytes after the last record" : st.detail;
-  }
-  if (eof) s.partial.clear();
+  if (rank.record_error.empty() && s.partial.size() > kMaxEvent)
+    rank.record_error = "status stream: an event longer than " + std::to_string(kMaxEvent) + " bytes";
+  if (eof && rank.record_error.empty() && !s.partial.empty())
+    rank.record_error = "status stream truncated (an event without its newline)";
+  if (eof && rank.record_error.empty() && !events.started()) rank.record_error = "status stream empty";
+  if (!rank.record_error.empty() || eof) s.partial.clear();
+  rank.records = events.records();
+  rank.record = events.partial();
 }
 
 void Supervisor::advance_cases(int64_t now) {
@@ -268,10 +267,8 @@ Status Supervisor::spawn() {
   // The margin is 10% of the timeout, at most 1 s: wide enough that a rank on a busy node still reports first.
   const int64_t rank_deadline_ns = deadline_ns - std::min<int64_t>(1000000000, int64_t(budgets_[0] * 1e8));
   starts_ = {r_->start_ns};
-  RankRecord fail_record;
-  fail_record.verdict = Verdict::Harness;
-  fail_record.detail = "@@";
-  std::string fail_text = encode_record(fail_record);
+  events_.assign(n, RecordStream{});
+  std::string fail_text = event::header() + event::end(Verdict::Harness, "@@");
   size_t at = fail_text.find("@@");
   const std::string fail_head = fail_text.substr(0, at) + "exec " + plan_.exe + " failed: errno ";
   const std::string fail_tail = fail_text.substr(at + 2);
@@ -330,10 +327,6 @@ void Supervisor::relay(Stream& s, std::string_view chunk, bool eof) {
       else
         ++dropped_lines_;
     }
-    constexpr std::string_view kEnv = "env: ";
-    size_t eq = line.find(" = ");
-    if (s.kind == Stream::Out && line.rfind(kEnv, 0) == 0 && eq != std::string::npos)
-      set_fact(&rank.printed_info, line.substr(kEnv.size(), eq - kEnv.size()), line.substr(eq + 3), 256);
     push_tail(s.kind == Stream::Out ? &rank.stdout_tail : &rank.stderr_tail, std::move(line));
   };
   // Appends chunk a line at a time, keeping at most kMaxLine bytes of each.
@@ -506,10 +499,11 @@ std::vector<CaseResult> run_cases(const LaunchPlan& plan) {
       RankOutcome r = lived;
       r.records.clear();
       r.has_record = lived.records.size() > k;
-      if (r.has_record) r.record = lived.records[k];
-      if (went_on) {
+      if (r.has_record) r.record = lived.records[k];  // else the partial record of the case the life ended in
+      if (went_on) {  // the process went on: no exit, kill or wait state belongs to this case
+        r.went_on = true;
+        r.reaped = false;
         r.exit = ExitInfo{};
-        r.exit.code = exit_code(r.record.verdict);
         r.killed = KilledBy::None;
         r.wchan.clear();
         r.end_ns = c.end_ns;

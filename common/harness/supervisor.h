@@ -42,14 +42,16 @@ struct RankOutcome {
   ExitInfo exit;
   int64_t end_ns = 0;  // when it was reaped
   KilledBy killed = KilledBy::None;
-  bool has_record = false;
-  RankRecord record;                // this case's record
-  std::vector<RankRecord> records;  // while running: every record of the rank life, in case order
-  std::string record_error;         // why the record could not be read, when there was one
+  // The rank did not end after this case: its verdict was PASS or SKIP and it went on to the next case of its life
+  // (then `exit` and `reaped` say nothing about this case: the process had not ended).
+  bool went_on = false;
+  bool has_record = false;  // the case's verdict arrived
+  // This case's record: complete when has_record, else what the rank delivered of it before it ended (its facts,
+  // phases and metrics: the expected table's conditions still see the release a crashed rank ran on).
+  RankRecord record;
+  std::vector<RankRecord> records;  // while running: every complete record of the rank life, in case order
+  std::string record_error;         // why the status stream could not be read, when it could not
   std::deque<std::string> stdout_tail, stderr_tail;
-  // The environment facts the rank printed ("env: key = value"), for a rank that died before writing its record:
-  // the expected table's conditions still see the release it ran on.
-  std::vector<std::pair<std::string, std::string>> printed_info;
   std::string wchan;  // for a rank that would not die: /proc/<pid>/wchan and its state
 };
 

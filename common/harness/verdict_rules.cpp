@@ -104,12 +104,14 @@ void decide_verdict(CaseResult* r, double timeout_s) {
   }
 
   // 4. The ranks that reported (the rest were killed after one of these ended abnormally): the exit code must
-  //    agree with the record, then the most severe record wins.
+  //    agree with the record (a rank that went on to the next case must have reported PASS or SKIP), then the most
+  //    severe record wins.
   //    Among equals the rank that ended first wins: the others usually failed because it left.
   const RankOutcome* worst = nullptr;
   for (const RankOutcome* rank : by_end) {
     if (!rank->has_record) continue;
-    if (rank->exit.signaled || rank->exit.code != exit_code(rank->record.verdict))
+    if (rank->went_on ? rank->record.verdict != Verdict::Pass && rank->record.verdict != Verdict::Skip
+                      : rank->exit.signaled || rank->exit.code != exit_code(rank->record.verdict))
       return set(Verdict::Harness,
                  rank_name(*rank) + " " + describe(rank->exit) + " but reported " + verdict_name(rank->record.verdict));
     if (!worst || rank_record_precedence(rank->record.verdict) > rank_record_precedence(worst->record.verdict))
