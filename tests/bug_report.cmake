@@ -147,3 +147,20 @@ if(NOT at_raw_byte EQUAL -1)
   message(FATAL_ERROR "a byte that is not UTF-8 reached bug-report.md raw:\n${report}")
 endif()
 message("bug-report: one SKIPped case of a record does not hide the AMD run; versions decoded, invalid UTF-8 replaced")
+
+# 5. Exit codes: a report it cannot write (bug-report.md is a folder here) is 99 naming it, never its path as if
+#    written; a folder without triage results is 99 too.
+file(REMOVE ${d}/bug-report.md)
+file(MAKE_DIRECTORY ${d}/bug-report.md)
+execute_process(COMMAND ${CMAKE_COMMAND} -E env BUILD_DIR=${BUILD} ${SCRIPT} ${d} RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                ERROR_VARIABLE err)
+if(NOT rc EQUAL 99 OR NOT err MATCHES "cannot write ${d}/bug-report.md" OR out MATCHES "bug-report.md")
+  message(FATAL_ERROR "an unwritable report: exit ${rc}, stdout '${out}', stderr '${err}' (want 99 naming it)")
+endif()
+file(MAKE_DIRECTORY ${WORK}/empty)
+execute_process(COMMAND ${CMAKE_COMMAND} -E env BUILD_DIR=${BUILD} ${SCRIPT} ${WORK}/empty RESULT_VARIABLE rc
+                OUTPUT_QUIET ERROR_VARIABLE err)
+if(NOT rc EQUAL 99 OR NOT err MATCHES "no triage results")
+  message(FATAL_ERROR "a folder without results: exit ${rc}, stderr '${err}' (want 99)")
+endif()
+message("bug-report: an unwritable report and missing results are exit 99, named")

@@ -93,17 +93,17 @@ expect_problem("${text}" "--binary;${BIN}-misspelt;--manifest;${MANIFEST}" "is n
 file(WRITE ${WORK}/broken-table.md "${text}| repro_host_shm | read | * | PASS |\n")
 execute_process(COMMAND ${CHECK} --table ${WORK}/broken-table.md --results ${RESULTS} --binary ${BIN}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out)
-if(NOT rc EQUAL 1 OR NOT out MATCHES "^${WORK}/broken-table\\.md line [0-9]+: ")
+if(NOT rc EQUAL 2 OR NOT out MATCHES "^${WORK}/broken-table\\.md line [0-9]+: ")
   message(FATAL_ERROR "a malformed --table must be named by its own path (exit ${rc}):\n${out}")
 endif()
 
-# An output that cannot be written is an error naming it (exit 3), never "written".
+# An output that cannot be written is an error naming it (exit 99), never "written".
 foreach(flag --summary-json --markdown --failures-md --gpus-md --junit)
   execute_process(COMMAND ${CHECK} --table ${TABLE} --results ${RESULTS} --binary ${BIN}
                           ${flag} ${WORK}/no-such-folder/out.txt
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 3 OR NOT err MATCHES "cannot write ${WORK}/no-such-folder/out\\.txt" OR EXISTS ${WORK}/no-such-folder)
-    message(FATAL_ERROR "${flag} into a missing folder: exit ${rc}, stderr '${err}' (want 3 naming the path)")
+  if(NOT rc EQUAL 99 OR NOT err MATCHES "cannot write ${WORK}/no-such-folder/out\\.txt" OR EXISTS ${WORK}/no-such-folder)
+    message(FATAL_ERROR "${flag} into a missing folder: exit ${rc}, stderr '${err}' (want 99 naming the path)")
   endif()
 endforeach()
-message("caught: table problems exit 1 and are named; unwritable outputs exit 3")
+message("caught: table problems exit 1 and are named; unwritable outputs exit 99")

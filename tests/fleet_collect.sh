@@ -117,7 +117,7 @@ has "$work/listed-out/fleet.md" "| n4 | did not answer | did not answer |"
 "$build/bin/fleet_report" --table "$repo/expected/verdicts.md" --out "$work/listed-out" --nodes "$work/no-such-list" \
   "$work/listed/n1" >"$work/nolist.out" 2>&1
 rc=$?
-[ $rc = 2 ] || fail "an unreadable --nodes file: exit $rc, want 2"
+[ $rc = 99 ] || fail "an unreadable --nodes file: exit $rc, want 99"
 has "$work/nolist.out" "fleet_report: cannot read the node list $work/no-such-list"
 
 # 4. One record of n1 cut short (a disk that filled, a copy interrupted): a problem of n1, exit 1. A stray record
@@ -190,22 +190,22 @@ fi
 has "$work/odd/nl/bug-report.md" $'lost \xef\xbf\xbd\xef\xbf\xbd here'
 utf8 "$work/odd/nl/bug-report.md"
 
-# 7. A report that cannot be written is an error naming it (exit 3), never "fleet report: ..." as if written: a
+# 7. A report that cannot be written is an error naming it (exit 99), never "fleet report: ..." as if written: a
 #    --out that is a file, a full disk (/dev/full), a folder this user cannot write.
 : >"$work/a-file"
 "$build/bin/fleet_report" --table "$repo/expected/verdicts.md" --out "$work/a-file" "$work/agree/n1" >"$work/unwritable.out" 2>&1
 rc=$?
-[ $rc = 3 ] || fail "--out a file: exit $rc, want 3"
+[ $rc = 99 ] || fail "--out a file: exit $rc, want 99"
 has "$work/unwritable.out" "fleet_report: cannot write $work/a-file/fleet.json: Not a directory"
 lacks "$work/unwritable.out" "fleet report:"
 collect full --junit /dev/full "$work/agree/n1"
-[ $rc = 3 ] || fail "--junit /dev/full: exit $rc, want 3"
+[ $rc = 99 ] || fail "--junit /dev/full: exit $rc, want 99"
 has "$work/full.out" "fleet_report: cannot write /dev/full: No space left on device"
 if [ "$(id -u)" != 0 ]; then  # root writes anywhere
   mkdir -p "$work/read-only" && chmod 555 "$work/read-only"
   collect read-only "$work/agree/n1"
   chmod 755 "$work/read-only"
-  [ $rc = 3 ] || fail "a read-only --out: exit $rc, want 3"
+  [ $rc = 99 ] || fail "a read-only --out: exit $rc, want 99"
   has "$work/read-only.out" "fleet_report: cannot write $work/read-only/fleet.json: Permission denied"
 fi
 # --help is the script's header, all of it and nothing of its code.

@@ -200,7 +200,7 @@ grep -qxF 'backend repro_host_shm: the mesh run on 3 GPUs did not pass read, ato
 grep -qE '^repro_host_shm\.read +0-1-2 .*CHANGED: the planned run on GPUs 0-1-2 left no record' "$work/meshlost.out" ||
   fail "--mesh killed: the lost mesh record is not named"
 
-# Bad command lines are exit 2 with one line, before any results folder; an existing RESULTS_DIR is exit 3 (could
+# Bad command lines are exit 2 with one line, before any results folder; an existing RESULTS_DIR is exit 99 (could
 # not run), nothing written. --pairs: the whole list must read as pairs (a tail of junk would drop a pair), each
 # of two GPUs (a GPU with itself lands on the matrix's "-"), each once, and below the GPUs there are (2 here).
 # After --: nothing triage chooses per run (a second --devices would be each run's usage error).
@@ -228,7 +228,7 @@ VMR_FAKE_GPUS=1 RESULTS_DIR=$work/onepair triage --pairs 0:1 >"$work/onepair.out
 VMR_FAKE_GPUS=abc triage >"$work/bad.out" 2>&1; [ $? = 2 ] || fail "VMR_FAKE_GPUS=abc: want exit 2"
 triage_before=$(ls "$work/plain" | wc -l)
 RESULTS_DIR=$work/plain triage >"$work/exists.out" 2>&1; rc=$?
-[ $rc = 3 ] || fail "an existing RESULTS_DIR: exit $rc, want 3"
+[ $rc = 99 ] || fail "an existing RESULTS_DIR: exit $rc, want 99"
 [ "$(ls "$work/plain" | wc -l)" = "$triage_before" ] || fail "a refused RESULTS_DIR was written into"
 
 # A set but empty visibility variable hides the GPUs the driver lists (here a stand-in nvidia-smi listing 2);

@@ -6,8 +6,9 @@
 // checks that the table and each binary's --list agree, and on request
 // prints exporter x importer matrices and writes summary.json and a Markdown report. With --manifest (the build's
 // bin/manifest.txt) a row naming a binary the project does not have is a table problem, and every built binary's
-// --list is checked as with --binary. Exit 1 on any CHANGED or table problem, 2 on a bad command line, 3 when an
-// output file could not be written (nothing is claimed written that was not).
+// --list is checked as with --binary. Exit codes as every tool's (README "Exit codes"): 0 all as expected, 1 any
+// CHANGED or table problem, 2 a bad command line or an unreadable or malformed table, 99 an input that could not be
+// read or an output that could not be written (nothing is claimed written that was not).
 #include <dirent.h>
 #include <unistd.h>
 
@@ -326,12 +327,12 @@ int main(int argc, char** argv) {
   std::vector<ExpectedRow> table;
   if (!read_file(o.table, &text)) {
     std::printf("cannot read %s\n", o.table.c_str());
-    return 1;
+    return 2;
   }
   Status st = parse_expected_table(text, &table, o.table);
   if (!st.ok()) {
     std::printf("%s\n", st.detail.c_str());
-    return 1;
+    return 2;
   }
 
   int problems = 0;
@@ -343,7 +344,7 @@ int main(int argc, char** argv) {
     std::string manifest_text;
     if (!read_file(o.manifest, &manifest_text)) {
       std::printf("cannot read --manifest %s\n", o.manifest.c_str());
-      return 1;
+      return 99;
     }
     const std::string dir = o.manifest.substr(0, o.manifest.find_last_of('/') + 1);
     for (auto line : split(manifest_text, '\n')) {
@@ -397,7 +398,7 @@ int main(int argc, char** argv) {
     std::string plan_text;
     if (!read_file(o.plan, &plan_text)) {
       std::printf("cannot read --plan %s\n", o.plan.c_str());
-      return 1;
+      return 99;
     }
     for (auto line : split(plan_text, '\n')) {
       std::vector<std::string> words;
@@ -518,6 +519,6 @@ int main(int argc, char** argv) {
       unwritten = true;
     }
   }
-  if (unwritten) return 3;
+  if (unwritten) return 99;
   return changed || problems ? 1 : 0;
 }

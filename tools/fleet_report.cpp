@@ -562,7 +562,7 @@ int main(int argc, char** argv) {
   }
   if (!o.nodes_file.empty() && !add_unanswered(o.nodes_file, o.out, &r.nodes)) {
     std::fprintf(stderr, "fleet_report: cannot read the node list %s\n", one_line(o.nodes_file).c_str());
-    return 2;
+    return 99;
   }
   std::sort(r.nodes.begin(), r.nodes.end(), [](const Node& a, const Node& b) { return a.name < b.name; });
   for (auto& n : r.nodes) {
@@ -585,7 +585,7 @@ int main(int argc, char** argv) {
   if (!o.junit.empty()) write(o.junit, junit_xml(r, table));
   print_summary(r);
   for (const auto& e : unwritten) std::fprintf(stderr, "fleet_report: %s\n", one_line(e).c_str());
-  if (!unwritten.empty()) return 3;
+  if (!unwritten.empty()) return 99;
   std::printf("fleet report: %s/fleet.md, %s/fleet.json\n", one_line(o.out).c_str(), one_line(o.out).c_str());
   return r.silent || r.problems || !r.analysis.differences.empty() ? 1 : 0;
 }
