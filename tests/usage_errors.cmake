@@ -2,6 +2,16 @@
 # saying what is wrong, and nothing on stdout; --help and --list exit 0.
 # Each entry: the arguments separated by '|', then '=>', then a text the stderr line must contain.
 get_filename_component(name ${BIN} NAME)
+# Nodes that are not files, made here: a binary that wrongly accepted one would replace this copy, never /dev/null
+# (a mutant once did, running as root, and every later test saw /dev/null as a file).
+set(nodes ${CMAKE_CURRENT_BINARY_DIR}/usage-errors-${name})
+file(REMOVE_RECURSE ${nodes})
+file(MAKE_DIRECTORY ${nodes})
+execute_process(COMMAND mkfifo ${nodes}/fifo RESULT_VARIABLE fifo_rc)
+execute_process(COMMAND mknod ${nodes}/null c 1 3 RESULT_VARIABLE null_rc OUTPUT_QUIET ERROR_QUIET)
+if(NOT fifo_rc EQUAL 0)
+  message(FATAL_ERROR "mkfifo ${nodes}/fifo failed")
+endif()
 execute_process(COMMAND ${BIN} --list OUTPUT_VARIABLE listing)
 string(REGEX MATCH "^[a-z0-9-]+" first_case "${listing}")
 set(bad_lines
@@ -26,7 +36,10 @@ set(bad_lines
   "--list=yes=>--list takes no value"
   "--json|/nonexistent-dir/run.json=>--json: '/nonexistent-dir/run.json' is in no existing folder"
   "--json|/=>--json: '/' names a directory"
-  "--json|/dev/null=>--json: '/dev/null' is a character device")
+  "--json|${nodes}/fifo=>--json: '${nodes}/fifo' is a FIFO")
+if(null_rc EQUAL 0)  # mknod needs root (CI runs as root)
+  list(APPEND bad_lines "--json|${nodes}/null=>--json: '${nodes}/null' is a character device")
+endif()
 foreach(entry IN LISTS bad_lines)
   string(FIND "${entry}" "=>" at)
   string(SUBSTRING "${entry}" 0 ${at} line)
