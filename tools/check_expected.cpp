@@ -26,6 +26,7 @@
 #include "harness/expected.h"
 #include "harness/json.h"
 #include "harness/text.h"
+#include "junit.h"
 #include "run_records.h"
 
 namespace {
@@ -196,30 +197,23 @@ std::string json_rows(const std::vector<Row>& rows, int ok, int changed, int not
 
 // exporter x importer matrices for every case that ran on GPU pairs.
 // JUnit XML for CI dashboards: a testcase per case and pair; CHANGED is a failure, "not run" a skip with its reason.
-std::string junit_xml(const std::vector<Row>& rows) {
-  std::ostringstream body;
-  int failures = 0, skipped = 0;
+std::string junit_report(const std::vector<Row>& rows) {
+  JunitSuite suite{"vmem-repro triage", {}};
   for (const auto& r : rows) {
-    const std::string binary = r.name.substr(0, r.name.find('.'));
-    const std::string name = r.name.substr(r.name.find('.') + 1) + (r.pair.empty() ? "" : "[" + r.pair + "]");
-    body << "    <testcase classname=\"" << xml_escape(binary) << "\" name=\"" << xml_escape(name) << "\">";
+    JunitCase c;
+    c.classname = r.name.substr(0, r.name.find('.'));
+    c.name = r.name.substr(r.name.find('.') + 1) + (r.pair.empty() ? "" : "[" + r.pair + "]");
     if (r.changed) {
-      body << "<failure message=\"" << xml_escape(r.observed + ", expected " + r.expected) << "\">"
-           << xml_escape(r.result) << "</failure>";
-      ++failures;
+      c.outcome = JunitCase::Outcome::Failure;
+      c.message = r.observed + ", expected " + r.expected;
+      c.text = r.result;
     } else if (r.not_run) {
-      body << "<skipped message=\"" << xml_escape(r.result) << "\"/>";
-      ++skipped;
+      c.outcome = JunitCase::Outcome::Skipped;
+      c.message = r.result;
     }
-    body << "</testcase>\n";
+    suite.cases.push_back(std::move(c));
   }
-  std::ostringstream x;
-  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"vmem-repro\" tests=\"" << rows.size()
-    << "\" failures=\"" << failures << "\" errors=\"0\" skipped=\"" << skipped
-    << "\">\n  <testsuite name=\"vmem-repro triage\" tests=\"" << rows.size() << "\" failures=\"" << failures
-    << "\" errors=\"0\" skipped=\"" << skipped << "\">\n"
-    << body.str() << "  </testsuite>\n</testsuites>\n";
-  return x.str();
+  return junit_xml("vmem-repro", {suite});
 }
 
 std::string matrices(const std::vector<Row>& rows, bool markdown);
@@ -509,7 +503,7 @@ int main(int argc, char** argv) {
       {&o.gpus, [&] { return gpus_md(runs); }},
       {&o.ran, [&] { return backends_ran(runs); }},
       {&o.rocm_md, [&] { return rocm_versions_md(runs); }},
-      {&o.junit, [&] { return junit_xml(rows); }}};
+      {&o.junit, [&] { return junit_report(rows); }}};
   bool unwritten = false;
   for (const auto& [path, text] : outputs) {
     if (path->empty()) continue;

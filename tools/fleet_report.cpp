@@ -28,6 +28,7 @@
 #include "harness/expected.h"
 #include "harness/json.h"
 #include "harness/text.h"
+#include "junit.h"
 #include "run_records.h"
 
 namespace {
@@ -490,52 +491,37 @@ void print_summary(const Report& r) {
 
 // One testcase per case, pair and node: a failure for a record that could not be used or a verdict other than
 // expected/'s; a node that did not answer is one error.
-std::string junit_xml(const Report& r, const std::vector<ExpectedRow>& table) {
-  int tests = 0, failures = 0, skipped = 0;
-  std::ostringstream body;
+std::string junit_report(const Report& r, const std::vector<ExpectedRow>& table) {
+  std::vector<JunitSuite> suites;
   for (const auto& n : r.nodes) {
-    if (!n.why.empty()) {
-      body << "  <testsuite name=\"" << xml_escape(n.name)
-           << "\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\">\n"
-           << "    <testcase classname=\"fleet." << xml_escape(n.name) << "\" name=\"answered\"><error message=\""
-           << xml_escape(n.why) << "\"/></testcase>\n  </testsuite>\n";
-      ++tests;
+    JunitSuite suite{n.name, {}};
+    if (!n.why.empty()) {  // a node that did not answer is one error
+      suite.cases.push_back({"fleet." + n.name, "answered", JunitCase::Outcome::Error, n.why, ""});
+      suites.push_back(std::move(suite));
       continue;
     }
-    std::ostringstream cases_xml;
-    int t = 0, f = 0, s = 0;
     for (const auto& run : n.runs) {
-      ++t;
-      cases_xml << "    <testcase classname=\"fleet." << xml_escape(n.name) << "." << xml_escape(run.binary)
-                << "\" name=\"" << xml_escape(run.case_name + (run.pair.empty() ? "" : "[" + arrow(run.pair) + "]"))
-                << "\">";
+      JunitCase c;
+      c.classname = "fleet." + n.name + "." + run.binary;
+      c.name = run.case_name + (run.pair.empty() ? "" : "[" + arrow(run.pair) + "]");
       const ExpectedRow* want =
           run.error.empty() ? find_expected(table, run.binary, run.case_name, run.facts) : nullptr;
       if (!run.error.empty()) {
-        cases_xml << "<failure message=\"" << xml_escape(run.error) << "\"/>";
-        ++f;
+        c.outcome = JunitCase::Outcome::Failure;
+        c.message = run.error;
       } else if (run.verdict == Verdict::Skip) {
-        cases_xml << "<skipped message=\"" << xml_escape(run.detail) << "\"/>";
-        ++s;
+        c.outcome = JunitCase::Outcome::Skipped;
+        c.message = run.detail;
       } else if (!want || match_expected(*want, run.verdict, run.detail) != Match::Ok) {
-        cases_xml << "<failure message=\""
-                  << xml_escape(std::string(verdict_name(run.verdict)) + ", expected " +
-                                (want ? verdict_cell(*want) : "no row"))
-                  << "\">" << xml_escape(run.detail) << "</failure>";
-        ++f;
+        c.outcome = JunitCase::Outcome::Failure;
+        c.message = std::string(verdict_name(run.verdict)) + ", expected " + (want ? verdict_cell(*want) : "no row");
+        c.text = run.detail;
       }
-      cases_xml << "</testcase>\n";
+      suite.cases.push_back(std::move(c));
     }
-    tests += t, failures += f, skipped += s;
-    body << "  <testsuite name=\"" << xml_escape(n.name) << "\" tests=\"" << t << "\" failures=\"" << f
-         << "\" errors=\"0\" skipped=\"" << s << "\">\n"
-         << cases_xml.str() << "  </testsuite>\n";
+    suites.push_back(std::move(suite));
   }
-  std::ostringstream x;
-  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"vmem-repro fleet\" tests=\"" << tests
-    << "\" failures=\"" << failures << "\" errors=\"" << r.silent << "\" skipped=\"" << skipped << "\">\n"
-    << body.str() << "</testsuites>\n";
-  return x.str();
+  return junit_xml("vmem-repro fleet", suites);
 }
 
 }  // namespace
@@ -582,7 +568,7 @@ int main(int argc, char** argv) {
   };
   write(o.out + "/fleet.json", fleet_json(r));
   write(o.out + "/fleet.md", fleet_md(r));
-  if (!o.junit.empty()) write(o.junit, junit_xml(r, table));
+  if (!o.junit.empty()) write(o.junit, junit_report(r, table));
   print_summary(r);
   for (const auto& e : unwritten) std::fprintf(stderr, "fleet_report: %s\n", one_line(e).c_str());
   if (!unwritten.empty()) return 99;

@@ -131,7 +131,7 @@ vmr_build_single_files() {
   for f in $(vmr_manifest_from_sources | awk -F'\t' '$1 == "repro_host_shm" { print $5 }'); do
     [[ "$f" == common/harness/* ]] && harness+=("$VMR_ROOT/$f")
   done
-  "$cxx" -std=c++17 -O2 -pthread -I"$VMR_ROOT/common" "$VMR_ROOT/tools/check_expected.cpp" "$VMR_ROOT/tools/run_records.cpp" "${harness[@]}" \
+  "$cxx" -std=c++17 -O2 -pthread -I"$VMR_ROOT/common" "$VMR_ROOT/tools/check_expected.cpp" "$VMR_ROOT/tools/run_records.cpp" "$VMR_ROOT/tools/junit.cpp" "${harness[@]}" \
     "$dist/expected_table.cpp" -o "$bin/check_expected" >&2 ||
     { vmr_say "building check_expected failed"; return 1; }
   mv "$bin/manifest.txt.new" "$bin/manifest.txt"
