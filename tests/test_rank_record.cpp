@@ -108,10 +108,27 @@ TEST(RankRecord, AFactReportedAgainTakesTheNewValueInItsFirstPlace) {
   const std::vector<std::pair<std::string, std::string>> want = {
       {"hip_version", "6.4.3"}, {"uncached_accepted", "no"}, {"alloc_type", "Uncached"}};
   EXPECT_EQ(facts, want);
-  // Past the cap a new key is dropped, and a key already there still takes its new value.
-  set_fact(&facts, "fourth", "x", 3);
-  set_fact(&facts, "uncached_accepted", "yes", 3);
-  const std::vector<std::pair<std::string, std::string>> capped = {
-      {"hip_version", "6.4.3"}, {"uncached_accepted", "yes"}, {"alloc_type", "Uncached"}};
-  EXPECT_EQ(facts, capped);
+}
+
+// A rank that reports without end is cut off: the 257th fact, phase or metric of one case is an error, while a fact
+// reported again is not a new one.
+TEST(RankRecord, ACaseHoldsAtMost256FactsPhasesAndMetrics) {
+  for (const std::string kind : {"fact", "phase", "metric"}) {
+    RecordStream s;
+    ASSERT_TRUE(s.take_line("vmem-repro-events 1").ok());
+    for (int i = 0; i < 256; ++i) {
+      const std::string name = "k" + std::to_string(i);
+      const std::string line = kind == "fact"    ? "fact " + name + " v"
+                               : kind == "phase" ? "phase " + name + " 1"
+                                                 : "metric " + name + " 1 ops/s";
+      ASSERT_TRUE(s.take_line(line).ok()) << kind << " " << i;
+    }
+    if (kind == "fact") {
+      EXPECT_TRUE(s.take_line("fact k7 again").ok()) << "a known fact is not a new one";
+    }
+    const std::string more = kind == "fact" ? "fact k256 v" : kind == "phase" ? "phase k256 1" : "metric k256 1 ops/s";
+    Status st = s.take_line(more);
+    EXPECT_FALSE(st.ok()) << kind;
+    EXPECT_NE(st.detail.find("more than 256"), std::string::npos) << st.detail;
+  }
 }

@@ -239,7 +239,10 @@ Status describe_rank(RankContext& ctx, Env* out) {
   // limit (or HIP_SKIP_ABORT_ON_GPU_ERROR=0) it aborts (CRASH): the same fault reads differently (verdicts.md).
   ctx.info("core_file_limit", core_file_limit());
   const char* skip_abort = std::getenv("HIP_SKIP_ABORT_ON_GPU_ERROR");
-  ctx.info("hip_skip_abort_on_gpu_error", skip_abort ? skip_abort : "unset (CLR 7.x: 1; CLR 6.x has no such setting)");
+  ctx.info("hip_skip_abort_on_gpu_error",
+           !skip_abort   ? "unset (CLR 7.2.4 as built: 1; 7.0/7.1 unverified; no such setting in CLR 6.2-6.4)"
+           : *skip_abort ? skip_abort
+                         : "(set, empty)");
 
   hipDeviceProp_t prop{};
   VMR_GPU_TRY(hipGetDeviceProperties, &prop, ctx.device());

@@ -48,11 +48,26 @@ inline std::optional<vmr_amd::OsHandleDecision> import_convention;
 // This rank's HSA agent (vmr_amd::describe_rank paired it with the device), for whom unmap() asks ROCr.
 inline std::optional<hsa_agent_t> own_agent;
 
-// Set by unmap() when ROCr still maps what CLR reports unmapped: CLR then holds a registered entry whose object it
-// freed, and any later hipMemUnmap, hipMemRelease or hipMemAddressFree of this process may look it up (7.2.4 finds
-// the next sub-buffer by address; 6.4.3's svmFree looks up by range). The rank's life ends with that FAIL, so the
-// owners below release nothing from then on and the process's exit frees it all.
+// Set when ROCr still maps what CLR reported unmapped (unmap() below, or an owner's unmap at a case's end): CLR then
+// holds a registered entry whose object it freed, and any later VMem call of this process may look it up (7.2.4
+// finds the next sub-buffer by address; 6.4.3's svmFree and FindMemObj look up by range). From then on the owners
+// release nothing, and every create, reserve, map and import FAILs naming the stale unmap instead of meeting the
+// entry. Leaving it all is safe because a rank ends with _exit (harness/harness.cpp): CLR's exit-time teardown
+// and the fat-binary atexit handler never run.
 inline bool teardown_unsafe = false;
+inline std::string teardown_reason;
+
+// Whether ROCr still maps the middle of [va, va + size) for this rank's agent; nullopt when it cannot be asked.
+// ROCr's lookup has an inclusive end, so the middle is asked: a neighbour that ends at `va` is never taken for it.
+inline std::optional<bool> rocr_maps(void* va, size_t size, hsa_status_t* answer = nullptr) {
+  if (!own_agent || !vmr_hsa::api.hsa_amd_vmem_get_access) return std::nullopt;
+  hsa_access_permission_t perms{};  // 5.2.3's hsa.h names no NONE
+  const hsa_status_t s = vmr_hsa::api.hsa_amd_vmem_get_access(static_cast<char*>(va) + size / 2, &perms, *own_agent);
+  if (answer) *answer = s;
+  return s != HSA_STATUS_ERROR_INVALID_ALLOCATION;
+}
+
+inline Status still_usable() { return teardown_unsafe ? Status::fail(teardown_reason) : Status::pass(); }
 
 // What the owners release with (gpu/vmem_owners.h).
 struct Traits {
@@ -61,8 +76,16 @@ struct Traits {
   static void release(handle_type h) {
     if (!teardown_unsafe) (void)hipMemRelease(h);
   }
+  // Unchecked by its caller (a destructor), so checked here: a mapping ROCr still holds stops all later VMem use.
   static void unmap(va_type va, size_t size) {
-    if (!teardown_unsafe) (void)hipMemUnmap(va, size);
+    if (teardown_unsafe) return;
+    (void)hipMemUnmap(va, size);
+    if (rocr_maps(va, size).value_or(false)) {
+      teardown_unsafe = true;
+      teardown_reason =
+          "an owner's hipMemUnmap at the end of a case answered, yet ROCr still maps that VA: CLR keeps a freed "
+          "entry for it, so no more VMem calls are made in this rank life";
+    }
   }
   static void address_free(va_type va, size_t size) {
     if (!teardown_unsafe) (void)hipMemAddressFree(va, size);
@@ -100,6 +123,7 @@ inline Status granularity(int device, hipMemAllocationType type, size_t* g) {
 }
 
 inline Status create(int device, hipMemAllocationType type, size_t size, Handle* mem) {
+  VMR_TRY(still_usable());
   mem->reset();
   hipMemAllocationProp prop = vmem_prop(device, type);
   VMR_GPU_TRY(hipMemCreate, &mem->h, size, &prop, 0);
@@ -108,6 +132,7 @@ inline Status create(int device, hipMemAllocationType type, size_t size, Handle*
 }
 
 inline Status reserve(size_t size, Reservation* r) {
+  VMR_TRY(still_usable());
   VMR_GPU_TRY(hipMemAddressReserve, &r->va, size, 0, nullptr, 0);
   r->size = size;
   return Status::pass();
@@ -143,12 +168,13 @@ inline hipError_t mapping_at(void* va, int device) {
 // as usual. The message names no bare error code an expected reason (`~hipMemSetAccess returned ...`) could
 // mistake for its own.
 inline Status map(void* va, size_t size, const Handle& mem, Mapping* m) {
+  VMR_TRY(still_usable());
   int device = 0;
   VMR_GPU_TRY(hipGetDevice, &device);  // before the map: a map must never be left without its owner
   VMR_GPU_TRY(hipMemMap, va, size, 0, mem.h, 0);
   hipError_t found = mapping_at(va, device);
   if (found == hipErrorInvalidValue) {
-    (void)hipMemRelease(mem.h);  // the reference the silent failure took; the Handle keeps its own
+    Traits::release(mem.h);  // the reference the silent failure took; the Handle keeps its own
     return Status::fail(
         "hipMemMap returned hipSuccess, but hipMemGetAccess finds no mapping at that address: the map did not "
         "happen (CLR up to 7.2 at least reports a failed hsa_amd_vmem_map as success); left unmapped, since "
@@ -169,15 +195,16 @@ inline Status map(void* va, size_t size, const Handle& mem, Mapping* m) {
 // hip_vm.cpp:369, 7.2.4 as built), so hipMemGetAccess would read a freed object. hsa_amd_vmem_get_access reads only
 // ROCr's own table of mappings (ROCR rocm-6.2.0 runtime.cpp:3363-3379, 6.4.3 :3552-3568, rocm-systems
 // release/rocm-rel-7.0 :3613-3629, develop 2025-08 :3624-3640, 7.2.4 as built) and checks the agent only after the
-// address (6.2.0 :3381), so the agent cannot make a mapping look absent. Its end is inclusive: it is asked at the
-// middle of the range, so a neighbour ending at `va` is never taken for this mapping. It must see the mapping before
-// the unmap (map() proved CLR's entry, made only after a successful hsa map), so that "gone" afterwards is evidence.
+// address (6.2.0 :3381), so the agent cannot make a mapping look absent (rocr_maps asks at the middle). It must see
+// the mapping before the unmap (map() proved CLR's entry, made only after a successful hsa map), so that "gone"
+// afterwards is evidence.
 inline Status unmap(Mapping* m) {
+  if (!m->va) return Status::harness("suite bug: vmr_hip::unmap of an empty Mapping");
   if (!own_agent) return Status::harness("suite bug: vmr_hip::unmap before describe_vmem found the rank's HSA agent");
-  void* middle = static_cast<char*>(m->va) + m->size / 2;
-  hsa_access_permission_t perms{};  // 5.2.3's hsa.h names no NONE
-  const hsa_status_t before = vmr_hsa::api.hsa_amd_vmem_get_access(middle, &perms, *own_agent);
-  if (before != HSA_STATUS_SUCCESS)
+  // What this adds to map()'s check (CLR asking ROCr at `va` with CLR's agent): this process's own ROCr, the
+  // rank's agent and an interior address; a HARNESS here means one of those is not what CLR uses.
+  hsa_status_t before = HSA_STATUS_SUCCESS, after = HSA_STATUS_SUCCESS;
+  if (!rocr_maps(m->va, m->size, &before).value_or(false) || before != HSA_STATUS_SUCCESS)
     return Status::harness(
         "ROCr does not see the mapping CLR reported mapped: " + vmr_hsa::hsa_error("hsa_amd_vmem_get_access", before) +
         " (is the HSA runtime this process loaded CLR's own?)");
@@ -185,10 +212,11 @@ inline Status unmap(Mapping* m) {
   // Up to 7.2.4, hipSuccess dropped hipMemMap's reference whatever happened below it (clr rocm-6.2.0 hip_vm.cpp:377,
   // 6.3.0.1 :372, 6.4.3 :374, 7.2.4 as built): a second hipMemUnmap at the end would drop it again and free memory the
   // Handle still releases.
+  void* va = m->va;
   m->va = nullptr;
-  const hsa_status_t after = vmr_hsa::api.hsa_amd_vmem_get_access(middle, &perms, *own_agent);
-  if (after == HSA_STATUS_ERROR_INVALID_ALLOCATION) return Status::pass();  // ROCr's "va is not mapped"
+  if (!rocr_maps(va, m->size, &after).value_or(true)) return Status::pass();  // ROCr's "va is not mapped"
   teardown_unsafe = true;
+  teardown_reason = "an earlier hipMemUnmap answered hipSuccess, yet ROCr still maps that VA";
   if (after == HSA_STATUS_SUCCESS)
     return Status::fail(
         "hipMemUnmap returned hipSuccess, but hsa_amd_vmem_get_access still finds a mapping there: the HSA unmap "
@@ -223,6 +251,7 @@ inline Status export_fd(const Handle& mem, vmr::UniqueFd* fd) {
 }
 
 inline Status import_fd(int fd, Handle* mem) {
+  VMR_TRY(still_usable());
   mem->reset();
   if (!import_convention)
     return Status::harness(

@@ -13,7 +13,8 @@ namespace vmr {
 int repro_main(const ReproBinary& bin, int argc, char** argv) {
   if (argc >= 2 && std::string_view(argv[1]).rfind(kRankFlag, 0) == 0) {
     int code = rank_main(bin, argc, argv);
-    // _exit: a GPU runtime's exit-time teardown must not turn a reported verdict into a crash.
+    // _exit: a GPU runtime's exit-time teardown must not turn a reported verdict into a crash (and vmr_hip leaves
+    // its VMem unreleased after a stale unmap, which only _exit makes safe: amd/hip_vmem.h teardown_unsafe).
     std::fflush(nullptr);
     ::_exit(code);
   }

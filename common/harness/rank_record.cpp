@@ -1,5 +1,6 @@
 #include "harness/rank_record.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -11,6 +12,8 @@ namespace vmr {
 namespace {
 
 constexpr std::string_view kFirstLine = "vmem-repro-events 1";
+// A rank that reports without end must not take the launcher's memory: facts, phases and metrics per case.
+constexpr size_t kMaxPerCase = 256;
 
 std::string escape(std::string_view s) {
   std::string out;
@@ -60,14 +63,13 @@ bool is_valid_name(std::string_view name) {
   return true;
 }
 
-void set_fact(std::vector<std::pair<std::string, std::string>>* facts, std::string_view key, std::string_view value,
-              size_t cap) {
+void set_fact(std::vector<std::pair<std::string, std::string>>* facts, std::string_view key, std::string_view value) {
   for (auto& [k, v] : *facts)
     if (k == key) {
       v = value;
       return;
     }
-  if (facts->size() < cap) facts->emplace_back(std::string(key), std::string(value));
+  facts->emplace_back(std::string(key), std::string(value));
 }
 
 namespace event {
@@ -106,6 +108,10 @@ Status RecordStream::take_line(std::string_view line) {
     std::string_view key = next_word(&rest);
     std::string value;
     if (!is_valid_name(key) || !unescape(rest, &value)) return bad("bad fact");
+    const bool known =
+        std::any_of(current_.info.begin(), current_.info.end(), [&](const auto& f) { return f.first == key; });
+    if (!known && current_.info.size() >= kMaxPerCase)
+      return bad("more than " + std::to_string(kMaxPerCase) + " facts");
     set_fact(&current_.info, key, value);
   } else if (tag == "keep-facts" && rest.empty()) {
     life_facts_ = current_.info;
@@ -113,6 +119,7 @@ Status RecordStream::take_line(std::string_view line) {
     std::string_view name = next_word(&rest);
     double v;
     if (!is_valid_name(name) || !parse_double(rest, &v) || v < 0) return bad("bad phase");
+    if (current_.phases.size() >= kMaxPerCase) return bad("more than " + std::to_string(kMaxPerCase) + " phases");
     current_.phases.emplace_back(std::string(name), v);
   } else if (tag == "metric") {
     std::string_view name = next_word(&rest);
@@ -120,6 +127,7 @@ Status RecordStream::take_line(std::string_view line) {
     Metric m{std::string(name), 0, std::string(rest)};
     bool unit_ok = !m.unit.empty() && m.unit.size() <= 32 && m.unit.find_first_of(" \n\\") == std::string::npos;
     if (!is_valid_name(name) || !parse_double(number, &m.value) || !unit_ok) return bad("bad metric");
+    if (current_.metrics.size() >= kMaxPerCase) return bad("more than " + std::to_string(kMaxPerCase) + " metrics");
     current_.metrics.push_back(std::move(m));
   } else if (tag == "end") {
     auto v = verdict_from_name(next_word(&rest));

@@ -43,7 +43,8 @@ std::string end(Verdict verdict, std::string_view detail);
 }  // namespace event
 
 // The launcher's side: strict, line by line. Any deviation (garbage, a bad number or name, a second header, an
-// event before the header) is an error naming the line, after which the stream takes nothing more.
+// event before the header, more than 256 facts, phases or metrics in one case) is an error naming the line, after
+// which the stream takes nothing more.
 class RecordStream {
  public:
   Status take_line(std::string_view line);
@@ -65,8 +66,7 @@ bool is_valid_name(std::string_view name);
 
 // Records a fact: a key reported again keeps its first place and takes the new value, so a placeholder such as
 // "unknown" set before a probe is replaced by the probe's answer instead of standing beside it (readers keep the
-// first value of a key). A key not yet there is dropped once `facts` holds `cap` of them.
-void set_fact(std::vector<std::pair<std::string, std::string>>* facts, std::string_view key, std::string_view value,
-              size_t cap = SIZE_MAX);
+// first value of a key).
+void set_fact(std::vector<std::pair<std::string, std::string>>* facts, std::string_view key, std::string_view value);
 
 }  // namespace vmr
