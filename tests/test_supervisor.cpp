@@ -1,3 +1,5 @@
+// The supervisor (common/harness/supervisor.cpp): spawning, the status stream, deadlines, reaping and the verdicts
+// it decides, through real rank processes running the test cases of test_rank_cases.cpp.
 #include <errno.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -27,7 +29,7 @@ bool gone(pid_t pid) { return kill(pid, 0) == -1 && errno == ESRCH; }
 
 }  // namespace
 
-TEST(Launcher, PassReportsRecordsPhasesAndMetrics) {
+TEST(Supervisor, PassReportsRecordsPhasesAndMetrics) {
   CaseResult r = launch("pass", 3);
   ASSERT_EQ(r.verdict, Verdict::Pass) << r.detail;
   EXPECT_EQ(r.detail, "all 3 ranks met");
@@ -51,7 +53,7 @@ TEST(Launcher, PassReportsRecordsPhasesAndMetrics) {
   EXPECT_EQ(r.ranks[1].stdout_tail[0], "env: device = test");
 }
 
-TEST(Launcher, SignalDeathIsCrashNamingSignalAndStderr) {
+TEST(Supervisor, SignalDeathIsCrashNamingSignalAndStderr) {
   CaseResult r = launch("abort");
   EXPECT_EQ(r.verdict, Verdict::Crash);
   EXPECT_NE(r.detail.find("rank 1"), std::string::npos) << r.detail;
@@ -66,7 +68,7 @@ TEST(Launcher, SignalDeathIsCrashNamingSignalAndStderr) {
 
 // Margins that hold on a loaded machine: the rank left waiting gives up 1 s (10% of 10 s) before the launcher's
 // SIGTERM, and the bound on the whole case is timeout + grace + 2 s of slack.
-TEST(Launcher, DeadlineKillsEscalatesToSigkillAndLeavesNothing) {
+TEST(Supervisor, DeadlineKillsEscalatesToSigkillAndLeavesNothing) {
   int64_t t0 = monotonic_ns();
   CaseResult r = launch("block", 2, 10);
   double took = double(monotonic_ns() - t0) / 1e9;
@@ -87,7 +89,7 @@ TEST(Launcher, DeadlineKillsEscalatesToSigkillAndLeavesNothing) {
   }
 }
 
-TEST(Launcher, ARanksDeathCutsOffPeersSpinningOutsideTheChannel) {
+TEST(Supervisor, ARanksDeathCutsOffPeersSpinningOutsideTheChannel) {
   LaunchPlan plan;
   plan.case_name = "abort-spin";
   plan.devices = {0, 1, 2};
@@ -109,7 +111,7 @@ TEST(Launcher, ARanksDeathCutsOffPeersSpinningOutsideTheChannel) {
   }
 }
 
-TEST(Launcher, RankLeavingMidProtocolIsNamedAndNobodyHangs) {
+TEST(Supervisor, RankLeavingMidProtocolIsNamedAndNobodyHangs) {
   int64_t t0 = monotonic_ns();
   CaseResult r = launch("leave", 3, 30);
   EXPECT_LT(monotonic_ns() - t0, 5000000000);
@@ -119,7 +121,7 @@ TEST(Launcher, RankLeavingMidProtocolIsNamedAndNobodyHangs) {
   EXPECT_FALSE(r.deadline_passed);
 }
 
-TEST(Launcher, OutputWithoutNewlinesIsBoundedAndLinear) {
+TEST(Supervisor, OutputWithoutNewlinesIsBoundedAndLinear) {
   int64_t t0 = monotonic_ns();
   CaseResult r = launch("flood", 2, 60);
   double took = double(monotonic_ns() - t0) / 1e9;
@@ -133,7 +135,7 @@ TEST(Launcher, OutputWithoutNewlinesIsBoundedAndLinear) {
 
 // Several cases in one rank life: each gets its own record and its own deadline, and the life ends at the first
 // that does not pass (the launcher runs the rest in fresh ranks).
-TEST(Launcher, CasesInOneLifeEachWithItsOwnDeadline) {
+TEST(Supervisor, CasesInOneLifeEachWithItsOwnDeadline) {
   LaunchPlan plan;
   plan.cases = {"pass", "pass", "block", "pass"};
   plan.timeouts_s = {30, 30, 3, 30};
@@ -154,34 +156,34 @@ TEST(Launcher, CasesInOneLifeEachWithItsOwnDeadline) {
   EXPECT_LT(took, 3.0 + 0.3 + 3.0);  // the hang's own 3 s, not the life's total
 }
 
-TEST(Launcher, OneRankSkippingSkipsAllWithItsReason) {
+TEST(Supervisor, OneRankSkippingSkipsAllWithItsReason) {
   CaseResult r = launch("skip-one", 3);
   EXPECT_EQ(r.verdict, Verdict::Skip) << r.detail;
   EXPECT_EQ(r.detail, "rank 2: device 9 is not present");
   for (const auto& rank : r.ranks) EXPECT_EQ(rank.exit.code, 77);
 }
 
-TEST(Launcher, FailNamesTheRankAndItsCheck) {
+TEST(Supervisor, FailNamesTheRankAndItsCheck) {
   CaseResult r = launch("fail");
   EXPECT_EQ(r.verdict, Verdict::Fail);
   EXPECT_EQ(r.detail, "rank 0: hipMemSetAccess returned hipErrorInvalidValue (test)");
 }
 
-TEST(Launcher, RecordThatDisagreesWithExitCodeIsAHarnessError) {
+TEST(Supervisor, RecordThatDisagreesWithExitCodeIsAHarnessError) {
   CaseResult r = launch("mismatch");
   EXPECT_EQ(r.verdict, Verdict::Harness) << r.detail;
   EXPECT_NE(r.detail.find("exited with code 5 but reported PASS"), std::string::npos) << r.detail;
 }
 
 // An event cut off mid-line is never taken for the verdict it begins: HARNESS, naming the truncation.
-TEST(Launcher, ATruncatedStatusEventIsHarness) {
+TEST(Supervisor, ATruncatedStatusEventIsHarness) {
   CaseResult r = launch("truncated-event");
   EXPECT_EQ(r.verdict, Verdict::Harness) << r.detail;
   EXPECT_NE(r.detail.find("status stream truncated"), std::string::npos) << r.detail;
   EXPECT_FALSE(r.ranks[0].has_record);
 }
 
-TEST(Launcher, RanksInheritOnlyTheirOwnFds) {
+TEST(Supervisor, RanksInheritOnlyTheirOwnFds) {
   // fds the launcher holds without close-on-exec (as a parent process may hand down) must not reach a rank.
   int low = ::open("/dev/null", O_RDONLY);
   int high = ::fcntl(low, F_DUPFD, 200);
@@ -193,7 +195,7 @@ TEST(Launcher, RanksInheritOnlyTheirOwnFds) {
   EXPECT_EQ(r.verdict, Verdict::Pass) << r.detail;
 }
 
-TEST(Launcher, ExecFailureIsAHarnessError) {
+TEST(Supervisor, ExecFailureIsAHarnessError) {
   LaunchPlan plan;
   plan.exe = "/nonexistent/vmem-repro";
   plan.case_name = "pass";
@@ -204,7 +206,7 @@ TEST(Launcher, ExecFailureIsAHarnessError) {
   EXPECT_NE(r.detail.find("exec /nonexistent/vmem-repro failed: errno 2"), std::string::npos) << r.detail;
 }
 
-TEST(Launcher, HundredLaunchesLeakNoFdAndNoZombie) {
+TEST(Supervisor, HundredLaunchesLeakNoFdAndNoZombie) {
   size_t before = open_fd_count();
   for (int i = 0; i < 100; ++i) {
     CaseResult r = launch("pass");
