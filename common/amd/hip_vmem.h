@@ -8,6 +8,7 @@
 #include <hip/hip_version.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -55,7 +56,15 @@ inline std::optional<hsa_agent_t> own_agent;
 // entry. Leaving it all is safe because a rank ends with _exit (harness/harness.cpp): CLR's exit-time teardown
 // and the fat-binary atexit handler never run.
 inline bool teardown_unsafe = false;
-inline std::string teardown_reason;
+inline char teardown_reason[200] = "";  // filled during cleanup, where allocating could fail
+
+inline void mark_teardown_unsafe(void* va, size_t size) {
+  teardown_unsafe = true;
+  std::snprintf(teardown_reason, sizeof teardown_reason,
+                "an earlier hipMemUnmap(%p, %zu) answered hipSuccess, yet ROCr still maps that VA: CLR keeps a freed "
+                "entry for it, so no more VMem calls are made in this rank life",
+                va, size);
+}
 
 // Whether ROCr still maps the middle of [va, va + size) for this rank's agent; nullopt when it cannot be asked.
 // ROCr's lookup has an inclusive end, so the middle is asked: a neighbour that ends at `va` is never taken for it.
@@ -79,13 +88,10 @@ struct Traits {
   // Unchecked by its caller (a destructor), so checked here: a mapping ROCr still holds stops all later VMem use.
   static void unmap(va_type va, size_t size) {
     if (teardown_unsafe) return;
-    (void)hipMemUnmap(va, size);
-    if (rocr_maps(va, size).value_or(false)) {
-      teardown_unsafe = true;
-      teardown_reason =
-          "an owner's hipMemUnmap at the end of a case answered, yet ROCr still maps that VA: CLR keeps a freed "
-          "entry for it, so no more VMem calls are made in this rank life";
-    }
+    const hipError_t e = hipMemUnmap(va, size);
+    (void)hipGetLastError();  // a cleanup's error is not the next call's
+    // After an error CLR changed nothing (the mapping stays, nothing dangles); after hipSuccess ROCr must agree.
+    if (e == hipSuccess && rocr_maps(va, size).value_or(false)) mark_teardown_unsafe(va, size);
   }
   static void address_free(va_type va, size_t size) {
     if (!teardown_unsafe) (void)hipMemAddressFree(va, size);
@@ -215,8 +221,7 @@ inline Status unmap(Mapping* m) {
   void* va = m->va;
   m->va = nullptr;
   if (!rocr_maps(va, m->size, &after).value_or(true)) return Status::pass();  // ROCr's "va is not mapped"
-  teardown_unsafe = true;
-  teardown_reason = "an earlier hipMemUnmap answered hipSuccess, yet ROCr still maps that VA";
+  mark_teardown_unsafe(va, m->size);
   if (after == HSA_STATUS_SUCCESS)
     return Status::fail(
         "hipMemUnmap returned hipSuccess, but hsa_amd_vmem_get_access still finds a mapping there: the HSA unmap "
@@ -337,6 +342,7 @@ inline Status describe_vmem(vmr::RankContext& ctx, const vmr_amd::Env& env) {
   std::string probe_note = "not probed: VMR_HIP_OSHANDLE is set";
   std::optional<bool> pointer_form;
   if (!override_value) pointer_form = probe_pointer_form(ctx.device(), &probe_note);
+  VMR_TRY(still_usable());  // the probe's own unmap left a mapping ROCr still holds: no case can run after it
   ctx.info("os_handle_pointer_probe", probe_note);
   vmr_amd::OsHandleDecision d;
   VMR_TRY(vmr_amd::decide_os_handle(env.hip_version, env.rocm_release, override_value, pointer_form, &d));
