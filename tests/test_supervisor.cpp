@@ -133,6 +133,24 @@ TEST(Supervisor, OutputWithoutNewlinesIsBoundedAndLinear) {
   EXPECT_NE(line.find("more bytes of this line not kept"), std::string::npos) << line.substr(line.size() - 80);
 }
 
+// SKIPped cases in one life: the ranks went on after each but the last, so those cases have no exit of their own
+// to check (none is made up): every case reads SKIP, not HARNESS for an exit code 0 beside a SKIP record.
+TEST(Supervisor, SkippedCasesThatWentOnAreSkipNotHarness) {
+  LaunchPlan plan;
+  plan.cases = {"skip-one", "skip-one", "skip-one"};
+  plan.timeouts_s = {30, 30, 30};
+  plan.devices = {0, 1, 2};
+  plan.term_grace_s = 0.3;
+  plan.relay_output = false;
+  std::vector<CaseResult> r = run_cases(plan);
+  ASSERT_EQ(r.size(), 3u);
+  for (size_t k = 0; k < r.size(); ++k) {
+    EXPECT_EQ(r[k].verdict, Verdict::Skip) << k << ": " << r[k].detail;
+    for (const auto& rank : r[k].ranks) EXPECT_EQ(rank.went_on, k + 1 < r.size()) << k;
+  }
+  for (const auto& rank : r.back().ranks) EXPECT_EQ(rank.exit.code, 77);
+}
+
 // Several cases in one rank life: each gets its own record and its own deadline, and the life ends at the first
 // that does not pass (the launcher runs the rest in fresh ranks).
 TEST(Supervisor, CasesInOneLifeEachWithItsOwnDeadline) {
