@@ -144,30 +144,23 @@ bool parse_args(int argc, char** argv, Options* o) {
     }
     if (i + 1 >= argc) return false;
     std::string value = argv[++i];
-    if (flag == "--table")
-      o->table = value;
-    else if (flag == "--results")
-      o->results = value;
+    // The flags that take one file or folder each, and where their value goes.
+    static const std::pair<const char*, std::string Options::*> kPaths[] = {{"--table", &Options::table},
+                                                                            {"--results", &Options::results},
+                                                                            {"--summary-json", &Options::summary_json},
+                                                                            {"--markdown", &Options::markdown},
+                                                                            {"--failures-md", &Options::failures},
+                                                                            {"--gpus-md", &Options::gpus},
+                                                                            {"--plan", &Options::plan},
+                                                                            {"--junit", &Options::junit},
+                                                                            {"--manifest", &Options::manifest},
+                                                                            {"--backends-ran", &Options::ran},
+                                                                            {"--rocm-md", &Options::rocm_md}};
+    auto it = std::find_if(std::begin(kPaths), std::end(kPaths), [&](const auto& p) { return flag == p.first; });
+    if (it != std::end(kPaths))
+      o->*(it->second) = value;
     else if (flag == "--binary")
       o->binaries.push_back(value);
-    else if (flag == "--summary-json")
-      o->summary_json = value;
-    else if (flag == "--markdown")
-      o->markdown = value;
-    else if (flag == "--failures-md")
-      o->failures = value;
-    else if (flag == "--gpus-md")
-      o->gpus = value;
-    else if (flag == "--plan")
-      o->plan = value;
-    else if (flag == "--junit")
-      o->junit = value;
-    else if (flag == "--manifest")
-      o->manifest = value;
-    else if (flag == "--backends-ran")
-      o->ran = value;
-    else if (flag == "--rocm-md")
-      o->rocm_md = value;
     else
       return false;
   }
