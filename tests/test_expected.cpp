@@ -31,8 +31,8 @@ TEST(Expected, ConditionalRowsAreTriedInOrder) {
             Verdict::Crash);
   EXPECT_EQ(find_expected(rows, "repro_x", "atomics", {{"fine_pool", "yes"}})->verdict, Verdict::Crash);
   EXPECT_EQ(find_expected(rows, "repro_x", "read", {}), nullptr);
-  EXPECT_TRUE(is_known_crash(rows, "repro_x", "atomics"));
-  EXPECT_FALSE(is_known_crash(rows, "repro_x", "read"));
+  EXPECT_TRUE(case_policy(rows, "repro_x", "atomics").known_crash);
+  EXPECT_FALSE(case_policy(rows, "repro_x", "read").known_crash);
 }
 
 TEST(Expected, MalformedTablesAreRejectedWithTheirLine) {
@@ -155,8 +155,8 @@ TEST(Expected, ReasonPatternsAndAlternatives) {
   EXPECT_EQ(match_expected(at, Verdict::Pass, "exact"), Match::Ok);
   EXPECT_EQ(match_expected(at, Verdict::Crash, "rank 1 killed by SIGSEGV; last stderr: \"\""), Match::WrongReason);
   EXPECT_EQ(match_expected(at, Verdict::Hang, "Memory access fault"), Match::WrongVerdict);
-  EXPECT_TRUE(is_known_crash(rows, "repro_x", "atomics"));
-  EXPECT_FALSE(is_known_crash(rows, "repro_x", "subrange"));
+  EXPECT_TRUE(case_policy(rows, "repro_x", "atomics").known_crash);
+  EXPECT_FALSE(case_policy(rows, "repro_x", "subrange").known_crash);
 }
 
 TEST(Expected, ConditionKeysNoRunReportsAreNamed) {
@@ -169,4 +169,58 @@ TEST(Expected, ConditionKeysNoRunReportsAreNamed) {
   EXPECT_EQ(unreported_keys(rows, "repro_x", "a", {}),
             (std::vector<std::string>{"rocm_release", "fine_pool", "hip_runtime"}));
   EXPECT_TRUE(unreported_keys(rows, "repro_x", "b", {}).empty());
+}
+
+// One decision for --list's tags, a plain run's selection and CTest's registration (what --list --json carries).
+TEST(Expected, CasePolicyDecidesTagsAndCtestProperties) {
+  auto rows = table_of(
+      "| repro_x | plain | * | PASS | amd | e |\n"
+      "| repro_x | skips | rocm_release<6.0 | SKIP | amd | e |\n"
+      "| repro_x | skips | * | PASS/SKIP | amd,pow2 | e |\n"
+      "| repro_x | hole | rocm_release<7.0 | PASS | pow2 | e |\n"
+      "| repro_x | hole | * | FAIL ~hipErrorInvalidValue | pow2 | e |\n"
+      "| repro_x | atomics | rocm_release<6.2 | SKIP | amd,iris#418 | e |\n"
+      "| repro_x | atomics | * | CRASH/FAIL/PASS ~fault | amd,iris#418 | e |\n"
+      "| repro_x | early | rocm_release<6.2 | CRASH | amd | e |\n"
+      "| repro_x | early | * | PASS | amd | e |\n"
+      "| repro_x | fault | * | CRASH ~SIGSEGV | selftest | e |\n");
+  const CasePolicy plain = case_policy(rows, "repro_x", "plain");
+  EXPECT_TRUE(plain.has_rows);
+  EXPECT_FALSE(plain.opt_in());
+  EXPECT_FALSE(plain.ctest_will_fail);
+  EXPECT_TRUE(plain.ctest_verdicts.empty());
+  EXPECT_EQ(plain.labels, (std::vector<std::string>{"amd"}));
+  // PASS/SKIP needs no regex: exit 0 passes and 77 skips
+  const CasePolicy skips = case_policy(rows, "repro_x", "skips");
+  EXPECT_FALSE(skips.ctest_will_fail);
+  EXPECT_TRUE(skips.ctest_verdicts.empty());
+  EXPECT_EQ(skips.labels, (std::vector<std::string>{"amd", "pow2"}));
+  // CTest follows the unconditional row only
+  const CasePolicy hole = case_policy(rows, "repro_x", "hole");
+  EXPECT_TRUE(hole.ctest_will_fail);
+  EXPECT_FALSE(hole.opt_in());
+  // node-dependent: no WILL_FAIL (it would fail every node where the bug does not show), every alternative passes
+  const CasePolicy atomics = case_policy(rows, "repro_x", "atomics");
+  EXPECT_TRUE(atomics.known_crash);
+  EXPECT_TRUE(atomics.opt_in());
+  EXPECT_FALSE(atomics.ctest_will_fail);
+  EXPECT_EQ(atomics.ctest_verdicts, (std::vector<Verdict>{Verdict::Crash, Verdict::Fail, Verdict::Pass}));
+  EXPECT_EQ(atomics.labels, (std::vector<std::string>{"amd", "iris#418", "known-crash"}));
+  EXPECT_EQ(atomics.tags(), (std::vector<std::string>{"known-crash"}));
+  // a CRASH in any row makes the case known-crash, though CTest expects the last row's PASS
+  const CasePolicy early = case_policy(rows, "repro_x", "early");
+  EXPECT_TRUE(early.known_crash);
+  EXPECT_FALSE(early.ctest_will_fail);
+  EXPECT_TRUE(early.ctest_verdicts.empty());
+  const CasePolicy fault = case_policy(rows, "repro_x", "fault");
+  EXPECT_TRUE(fault.selftest);
+  EXPECT_TRUE(fault.ctest_will_fail);
+  EXPECT_EQ(fault.tags(), (std::vector<std::string>{"known-crash", "selftest"}));
+  EXPECT_EQ(fault.labels, (std::vector<std::string>{"selftest", "known-crash"}));
+  // a case with no row: a table problem check_expected reports; here a plain test with no tags
+  const CasePolicy none = case_policy(rows, "repro_x", "missing");
+  EXPECT_FALSE(none.has_rows);
+  EXPECT_FALSE(none.opt_in());
+  EXPECT_FALSE(none.ctest_will_fail);
+  EXPECT_TRUE(none.labels.empty());
 }

@@ -261,22 +261,39 @@ std::vector<std::string> unreported_keys(const std::vector<ExpectedRow>& rows, s
   return missing;
 }
 
-bool is_known_crash(const std::vector<ExpectedRow>& rows, std::string_view binary, std::string_view case_name) {
-  for (const auto& r : rows)
-    if (r.binary == binary && r.case_name == case_name &&
-        std::find(r.verdicts.begin(), r.verdicts.end(), Verdict::Crash) != r.verdicts.end())
-      return true;
-  return false;
+std::vector<std::string> CasePolicy::tags() const {
+  std::vector<std::string> t;
+  if (known_crash) t.push_back("known-crash");
+  if (selftest) t.push_back("selftest");
+  return t;
 }
 
-std::vector<std::string> labels_of(const std::vector<ExpectedRow>& rows, std::string_view binary,
-                                   std::string_view case_name) {
-  std::vector<std::string> out;
-  for (const auto& r : rows)
-    if (r.binary == binary && r.case_name == case_name)
-      for (const auto& l : r.labels)
-        if (std::find(out.begin(), out.end(), l) == out.end()) out.push_back(l);
-  return out;
+CasePolicy case_policy(const std::vector<ExpectedRow>& rows, std::string_view binary, std::string_view case_name) {
+  CasePolicy p;
+  const ExpectedRow* unconditional = nullptr;
+  for (const auto& r : rows) {
+    if (r.binary != binary || r.case_name != case_name) continue;
+    p.has_rows = true;
+    if (std::find(r.verdicts.begin(), r.verdicts.end(), Verdict::Crash) != r.verdicts.end()) p.known_crash = true;
+    for (const auto& l : r.labels) {
+      if (l == "selftest") p.selftest = true;
+      if (std::find(p.labels.begin(), p.labels.end(), l) == p.labels.end()) p.labels.push_back(l);
+    }
+    if (r.condition == "*") unconditional = &r;
+  }
+  for (const auto& t : p.tags())
+    if (std::find(p.labels.begin(), p.labels.end(), t) == p.labels.end()) p.labels.push_back(t);
+  if (unconditional) {
+    const auto& v = unconditional->verdicts;
+    const bool allows_pass = std::find(v.begin(), v.end(), Verdict::Pass) != v.end();
+    const bool only_pass_or_skip =
+        std::all_of(v.begin(), v.end(), [](Verdict x) { return x == Verdict::Pass || x == Verdict::Skip; });
+    if (!allows_pass)
+      p.ctest_will_fail = true;
+    else if (!only_pass_or_skip)
+      p.ctest_verdicts = v;
+  }
+  return p;
 }
 
 }  // namespace vmr

@@ -1,5 +1,6 @@
-// expected/verdicts.md: the one table of expected verdicts. CMake reads it to set WILL_FAIL and LABELS, the
-// binaries embed it to mark known-crash cases in --list, and check_expected compares observed runs against it.
+// expected/verdicts.md: the one table of expected verdicts. The binaries embed it: case_policy decides each case's
+// tags and CTest properties, which `--list --json` hands to CMake (cmake/DiscoverCases.cmake) and triage; and
+// check_expected compares observed runs against it.
 #pragma once
 
 #include <map>
@@ -16,8 +17,8 @@ struct ExpectedRow {
   std::string case_name;
   std::string condition;  // "*" or terms joined by " & ": key OP value, OP one of = != >= <= > <
   // The verdict cell: "CRASH/FAIL ~Memory access fault ~hipErrorIllegalAddress". `verdict` is the first of the
-  // alternatives (the one CTest's WILL_FAIL follows); `verdicts` holds them all; `reasons` are substrings of which
-  // a non-PASS run's detail must contain at least one (none: any detail).
+  // alternatives; `verdicts` holds them all; `reasons` are substrings of which a non-PASS run's detail must contain
+  // at least one (none: any detail).
   Verdict verdict = Verdict::Pass;
   std::vector<Verdict> verdicts;
   std::vector<std::string> reasons;
@@ -55,10 +56,25 @@ std::string verdict_cell(const ExpectedRow& row);
 // reports never matches, so its row silently never applies).
 std::vector<std::string> unreported_keys(const std::vector<ExpectedRow>& rows, std::string_view binary,
                                          std::string_view case_name, const Facts& facts);
-bool is_known_crash(const std::vector<ExpectedRow>& rows, std::string_view binary, std::string_view case_name);
-// Labels of every row of the case, each once, in table order.
-std::vector<std::string> labels_of(const std::vector<ExpectedRow>& rows, std::string_view binary,
-                                   std::string_view case_name);
+
+// How every consumer treats one case, decided here only: --list's tags, which cases a plain run (and triage) leaves
+// out, and how CTest registers it.
+struct CasePolicy {
+  bool has_rows = false;
+  bool known_crash = false;  // some row allows CRASH
+  bool selftest = false;     // labelled selftest: a harness self-test that misbehaves on purpose
+  // The table's labels of every row, each once in table order, then "known-crash" and "selftest" where they apply.
+  std::vector<std::string> labels;
+  // CTest cannot evaluate a row's condition: it follows the unconditional row. None of its verdicts is PASS:
+  // WILL_FAIL. PASS and FAIL, CRASH or HANG (a node-dependent case, where WILL_FAIL would fail every node on which
+  // the bug does not show): the test passes on a VERDICT line naming any of `ctest_verdicts`, whatever the exit
+  // code. Otherwise a plain test (exit 0 passes, 77 skips).
+  bool ctest_will_fail = false;
+  std::vector<Verdict> ctest_verdicts;                     // set only for the node-dependent kind
+  bool opt_in() const { return known_crash || selftest; }  // left out unless named or --all
+  std::vector<std::string> tags() const;                   // "known-crash", "selftest": what --list marks
+};
+CasePolicy case_policy(const std::vector<ExpectedRow>& rows, std::string_view binary, std::string_view case_name);
 
 // The table as built into this binary (generated from expected/verdicts.md at configure time).
 extern const char kExpectedTable[];

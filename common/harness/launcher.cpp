@@ -11,6 +11,7 @@
 
 #include "harness/env_block.h"
 #include "harness/expected.h"
+#include "harness/json.h"
 #include "harness/json_report.h"
 #include "harness/options.h"
 #include "harness/output_file.h"
@@ -39,20 +40,31 @@ void install_signal_handling() {
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &sa, nullptr);
 }
 
-// Cases a plain run leaves out, and why: expected to crash, or harness self-tests that misbehave on purpose.
-std::vector<std::string> opt_in_tags(const std::vector<ExpectedRow>& table, const ReproBinary& bin, const CaseDef& c) {
-  std::vector<std::string> tags;
-  if (is_known_crash(table, bin.name, c.name)) tags.push_back("known-crash");
-  for (const auto& l : labels_of(table, bin.name, c.name))
-    if (l == "selftest") tags.push_back(l);
-  return tags;
-}
-
 void print_case_list(const std::vector<ExpectedRow>& table, const ReproBinary& bin) {
   for (const auto& c : bin.cases) {
-    auto tags = opt_in_tags(table, bin, c);
+    auto tags = case_policy(table, bin.name, c.name).tags();
     std::printf("%-22s %s%s\n", c.name, c.description, tags.empty() ? "" : (" [" + join(tags, ", ") + "]").c_str());
   }
+}
+
+// --list --json FILE: what CMake registers as CTest tests (cmake/DiscoverCases.cmake) and triage runs, so neither
+// parses the table nor decides a tag itself.
+std::string case_list_json(const std::vector<ExpectedRow>& table, const ReproBinary& bin) {
+  JsonWriter w;
+  w.begin_object().key("schema").value("vmem-repro-cases/1").key("binary").value(bin.name);
+  w.key("backend").value(bin.backend.name).key("cases").begin_array();
+  for (const auto& c : bin.cases) {
+    const CasePolicy p = case_policy(table, bin.name, c.name);
+    w.begin_object().key("name").value(c.name).key("description").value(c.description);
+    w.key("has_rows").value(p.has_rows).key("known_crash").value(p.known_crash).key("selftest").value(p.selftest);
+    w.key("opt_in").value(p.opt_in()).key("labels").begin_array();
+    for (const auto& l : p.labels) w.value(l);
+    w.end_array().key("ctest_will_fail").value(p.ctest_will_fail).key("ctest_verdicts").begin_array();
+    for (Verdict v : p.ctest_verdicts) w.value(verdict_name(v));
+    w.end_array().end_object();
+  }
+  w.end_array().end_object();
+  return w.str() + "\n";
 }
 
 // --case names run exactly those; otherwise --all runs every case, and a plain run every case without a tag.
@@ -61,7 +73,7 @@ std::vector<const CaseDef*> select_cases(const std::vector<ExpectedRow>& table, 
   std::vector<const CaseDef*> selected;
   for (const auto& c : bin.cases) {
     bool named = std::find(o.cases.begin(), o.cases.end(), c.name) != o.cases.end();
-    if (o.cases.empty() ? (o.all || opt_in_tags(table, bin, c).empty()) : named) selected.push_back(&c);
+    if (o.cases.empty() ? (o.all || !case_policy(table, bin.name, c.name).opt_in()) : named) selected.push_back(&c);
   }
   return selected;
 }
@@ -173,9 +185,21 @@ int launcher_main(const ReproBinary& bin, int argc, char** argv) {
     std::fputs(usage_text(bin.name).c_str(), stdout);
     return 0;
   }
-  if (o.list) {
+  if (o.list && o.json_path.empty()) {
     print_case_list(table, bin);
     return 0;
+  }
+  if (!o.json_path.empty()) {
+    Status where = check_output_path(o.json_path);
+    if (!where.ok()) {
+      std::fprintf(stderr, "%s: %s\n", bin.name, printable(where.detail, 400).c_str());
+      return exit_code(Verdict::Usage);
+    }
+  }
+  if (o.list) {
+    Status written = write_file_atomically(o.json_path, case_list_json(table, bin));
+    if (!written.ok()) std::fprintf(stderr, "%s: %s\n", bin.name, printable(written.detail, 400).c_str());
+    return written.ok() ? 0 : exit_code(Verdict::Harness);
   }
   std::vector<const CaseDef*> selected = select_cases(table, bin, o);
   auto env = [](const char* k) -> const char* { return ::getenv(k); };
@@ -187,14 +211,6 @@ int launcher_main(const ReproBinary& bin, int argc, char** argv) {
     std::printf("VERDICT: HARNESS %s.- %s\n", bin.name, printable(st.detail, 400).c_str());
     return exit_code(Verdict::Harness);
   }
-  if (!o.json_path.empty()) {
-    Status where = check_output_path(o.json_path);
-    if (!where.ok()) {
-      std::fprintf(stderr, "%s: %s\n", bin.name, printable(where.detail, 400).c_str());
-      return exit_code(Verdict::Usage);
-    }
-  }
-
   run.host = host_environment(bin.name, bin.backend.name);
   run.vars = runtime_variables();
   std::vector<std::string> dev_text;

@@ -29,7 +29,8 @@ std::string usage_text(std::string_view binary) {
   std::string b(binary);
   return "usage: " + b +
          " [--list] [--case NAME]... [--all] [--ranks N] [--devices LIST] [--timeout SECONDS] [--json FILE]\n"
-         "  --list            list the cases, one line each (known-crash ones marked)\n"
+         "  --list            list the cases, one line each (known-crash ones marked); with --json FILE, the\n"
+         "                    machine-readable list (tags, labels, CTest properties) written to FILE instead\n"
          "  --case NAME       run this case (repeatable); default: every case not known to crash\n"
          "  --all             with no --case: every case, known-crash ones included\n"
          "  --ranks N         number of ranks (processes), 2.." +

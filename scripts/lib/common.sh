@@ -124,9 +124,8 @@ vmr_build_single_files() {
       printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$backend" "$built" "$defines" "$sources"
     done < <(vmr_manifest_from_sources)
   } >"$bin/manifest.txt.new"
-  # check_expected: the harness's sources, the tool, and the expected table as scripts/amalgamate inlines it.
-  printf 'namespace vmr {\nextern const char kExpectedTable[] = R"vmrtable(%s\n)vmrtable";\n}\n' \
-    "$(cat "$VMR_ROOT/expected/verdicts.md")" >"$dist/expected_table.cpp"
+  # check_expected: the harness's sources, the tool, and the expected table from its one generator.
+  bash "$VMR_ROOT/scripts/lib/expected_table_cpp.sh" "$VMR_ROOT/expected/verdicts.md" "$dist/expected_table.cpp"
   local harness=() f
   for f in $(vmr_manifest_from_sources | awk -F'\t' '$1 == "repro_host_shm" { print $5 }'); do
     [[ "$f" == common/harness/* ]] && harness+=("$VMR_ROOT/$f")

@@ -1,43 +1,22 @@
 # The manifest without cmake: the same lines as $BUILD_DIR/bin/manifest.txt (binary, backend, built, defines,
-# sources), read from the vmr_library_sources(...) and vmr_add_repro(...) calls of common/*/CMakeLists.txt and
-# repro/CMakeLists.txt, which list their files literally for this. Sourced, not run; needs VMR_ROOT.
+# sources), read from repro/manifest.txt, the one manifest CMake builds from too. Sourced, not run; needs VMR_ROOT.
 
 # Prints the manifest with built "no" for every binary (nothing is built by reading).
 vmr_manifest_from_sources() {
-  cat "$VMR_ROOT"/common/*/CMakeLists.txt "$VMR_ROOT/repro/CMakeLists.txt" | sed 's/#.*//' | awk '
-    BEGIN { RS = ")" }
-    {
-      if (match($0, /vmr_library_sources\(/)) {
-        n = split(substr($0, RSTART + RLENGTH), w, /[ \t\n]+/)
-        lib = ""; files = ""
-        for (i = 1; i <= n; i++) { if (w[i] == "") continue; if (lib == "") lib = w[i]; else files = files " " w[i] }
-        sources[lib] = substr(files, 2)
-      } else if (match($0, /vmr_add_repro\(/)) {
-        n = split(substr($0, RSTART + RLENGTH), w, /[ \t\n]+/)
-        name = ""; key = ""; backend = ""; src = ""; libs = ""; defs = ""
-        for (i = 1; i <= n; i++) {
-          if (w[i] == "") continue
-          if (name == "") { name = w[i]; continue }
-          if (w[i] ~ /^(BACKEND|SOURCES|LIBS|DEFINES)$/) { key = w[i]; continue }
-          if (key == "BACKEND") backend = w[i]
-          else if (key == "SOURCES") src = src " repro/" w[i]
-          else if (key == "LIBS") libs = libs " " w[i]
-          else if (key == "DEFINES") defs = defs " " w[i]
-        }
-        order[++count] = name; be[name] = backend; sr[name] = src; li[name] = libs; de[name] = defs
+  sed 's/#.*//' "$VMR_ROOT/repro/manifest.txt" | awk '
+    NF == 0 { next }
+    $1 == "library" && NF > 2 { for (i = 3; i <= NF; i++) sources[$2] = sources[$2] " " $i; next }
+    $1 == "binary" && NF == 6 {
+      n = split($4, libs, ",")
+      all = ""
+      for (i = 1; i <= n; i++) {
+        if (!(libs[i] in sources)) { print "repro/manifest.txt: " $2 " links the unknown library " libs[i] > "/dev/stderr"; bad = 1; exit }
+        all = all sources[libs[i]]
       }
+      defines = $5; gsub(/,/, " ", defines)
+      printf "%s\t%s\tno\t%s\t%s\n", $2, $3, defines, substr(all, 2) " " $6
+      next
     }
-    END {
-      for (k = 1; k <= count; k++) {
-        name = order[k]
-        all = sources["vmr_harness"]
-        if (be[name] != "host") all = all " " sources["vmr_gpu"]
-        n = split(li[name], l, " ")
-        for (i = 1; i <= n; i++) all = all " " sources[l[i]]
-        all = all sr[name]
-        gsub(/  +/, " ", all); sub(/^ /, "", all)
-        d = de[name]; sub(/^ /, "", d); if (d == "") d = "-"
-        printf "%s\t%s\tno\t%s\t%s\n", name, be[name], d, all
-      }
-    }'
+    { print "repro/manifest.txt: cannot read the line \"" $0 "\"" > "/dev/stderr"; bad = 1; exit }
+    END { exit bad }'
 }
