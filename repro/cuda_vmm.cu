@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "cuda/cuda_driver.h"
+#include "cuda/cuda_api.h"
 #include "cuda/cuda_vmem.h"
 #include "gpu/gpu_host.h"
 #include "harness/harness.h"
@@ -26,8 +26,8 @@ using vmr::RankContext;
 using vmr::Status;
 using vmr::UniqueFd;
 using namespace vmr_gpu;  // the shared kernels and host helpers: k_*, read_words, verify_pattern, ...
+using vmr_cuda::api;
 using vmr_cuda::Block;
-using vmr_cuda::drv;
 using vmr_cuda::Handle;
 using vmr_cuda::Mapping;
 using vmr_cuda::Reservation;
@@ -64,7 +64,7 @@ std::string uuid_text(const CUuuid& u) {
 }
 
 Status describe(RankContext& ctx) {
-  VMR_TRY(vmr_cuda::load_driver());
+  VMR_TRY(vmr_cuda::load_api());
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess) return Status::skip(gpu_error("cudaGetDeviceCount", e));
@@ -74,17 +74,17 @@ Status describe(RankContext& ctx) {
 
   int runtime = 0, driver = 0;
   VMR_GPU_TRY(cudaRuntimeGetVersion, &runtime);
-  VMR_CU_TRY(drv.cuDriverGetVersion, &driver);
+  VMR_CU_TRY(api.cuDriverGetVersion, &driver);
   ctx.info("cuda_runtime_version", std::to_string(runtime));
   ctx.info("cuda_driver_version", std::to_string(driver));
   CUdevice dev;
-  VMR_CU_TRY(drv.cuDeviceGet, &dev, ctx.device());
+  VMR_CU_TRY(api.cuDeviceGet, &dev, ctx.device());
   cudaDeviceProp prop{};
   VMR_GPU_TRY(cudaGetDeviceProperties, &prop, ctx.device());
   char bus[32] = {};
   VMR_GPU_TRY(cudaDeviceGetPCIBusId, bus, int(sizeof bus), ctx.device());
   CUuuid uuid{};
-  VMR_CU_TRY(drv.cuDeviceGetUuid, &uuid, dev);
+  VMR_CU_TRY(api.cuDeviceGetUuid, &uuid, dev);
   ctx.info("device", std::to_string(ctx.device()));
   ctx.info("device_name", prop.name);
   ctx.info("compute_capability", std::to_string(prop.major) + "." + std::to_string(prop.minor));
@@ -92,8 +92,8 @@ Status describe(RankContext& ctx) {
   ctx.info("uuid", uuid_text(uuid));
 
   int vmm = 0, posix_fd = 0;
-  VMR_CU_TRY(drv.cuDeviceGetAttribute, &vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, dev);
-  VMR_CU_TRY(drv.cuDeviceGetAttribute, &posix_fd, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED, dev);
+  VMR_CU_TRY(api.cuDeviceGetAttribute, &vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, dev);
+  VMR_CU_TRY(api.cuDeviceGetAttribute, &posix_fd, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED, dev);
   if (!vmm)
     return Status::skip("device " + std::to_string(ctx.device()) +
                         ": CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED is 0");
@@ -108,14 +108,14 @@ Status describe(RankContext& ctx) {
     int peer = ctx.devices()[j];
     if (j == ctx.rank() || peer == ctx.device()) continue;
     CUdevice pdev;
-    VMR_CU_TRY(drv.cuDeviceGet, &pdev, peer);
+    VMR_CU_TRY(api.cuDeviceGet, &pdev, peer);
     std::vector<std::string> facts;
     for (auto [from, to] : {std::pair{dev, pdev}, std::pair{pdev, dev}}) {
       int can = 0, access = 0, atomics = 0, perf = 0;
-      VMR_CU_TRY(drv.cuDeviceCanAccessPeer, &can, from, to);
-      VMR_CU_TRY(drv.cuDeviceGetP2PAttribute, &access, CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, from, to);
-      VMR_CU_TRY(drv.cuDeviceGetP2PAttribute, &atomics, CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED, from, to);
-      VMR_CU_TRY(drv.cuDeviceGetP2PAttribute, &perf, CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK, from, to);
+      VMR_CU_TRY(api.cuDeviceCanAccessPeer, &can, from, to);
+      VMR_CU_TRY(api.cuDeviceGetP2PAttribute, &access, CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, from, to);
+      VMR_CU_TRY(api.cuDeviceGetP2PAttribute, &atomics, CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED, from, to);
+      VMR_CU_TRY(api.cuDeviceGetP2PAttribute, &perf, CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK, from, to);
       std::string pair = std::to_string(int(from)) + "->" + std::to_string(int(to));
       facts.push_back(pair + " access=" + std::to_string(access) + " native_atomics=" + std::to_string(atomics) +
                       " perf_rank=" + std::to_string(perf));
@@ -177,7 +177,7 @@ Status case_read(RankContext& ctx) {
       VMR_TRY(time_best(
           5,
           [&] {
-            VMR_CU_TRY(drv.cuMemcpyDtoD, reinterpret_cast<CUdeviceptr>(local.p), reinterpret_cast<CUdeviceptr>(src.p),
+            VMR_CU_TRY(api.cuMemcpyDtoD, reinterpret_cast<CUdeviceptr>(local.p), reinterpret_cast<CUdeviceptr>(src.p),
                        size);
             return Status::pass();
           },

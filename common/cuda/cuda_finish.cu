@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "cuda/cuda_driver.h"
+#include "cuda/cuda_api.h"
 #include "gpu/gpu_errors.h"
 
 namespace vmr_gpu {
@@ -12,9 +12,9 @@ namespace vmr_gpu {
 vmr::Status finish(const char* what) {
   cudaError_t launch = cudaGetLastError();
   if (launch != cudaSuccess) return vmr::Status::fail(gpu_error(what, launch));
-  CUresult r = vmr_cuda::drv.cuCtxSynchronize();
+  CUresult r = vmr_cuda::api.cuCtxSynchronize();
   if (r == CUDA_SUCCESS) return vmr::Status::pass();
-  return vmr::Status::fail(vmr_cuda::drv.error(std::string("cuCtxSynchronize after ") + what, r));
+  return vmr::Status::fail(vmr_cuda::api.error(std::string("cuCtxSynchronize after ") + what, r));
 }
 
 }  // namespace vmr_gpu

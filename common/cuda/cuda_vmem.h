@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "cuda/cuda_driver.h"
+#include "cuda/cuda_api.h"
 #include "gpu/vmem_owners.h"
 #include "harness/scope_guard.h"
 
@@ -22,9 +22,9 @@ using u64 = unsigned long long;
 struct Traits {
   using handle_type = CUmemGenericAllocationHandle;
   using va_type = CUdeviceptr;
-  static void release(handle_type h) { (void)drv.cuMemRelease(h); }
-  static void unmap(va_type va, size_t size) { (void)drv.cuMemUnmap(va, size); }
-  static void address_free(va_type va, size_t size) { (void)drv.cuMemAddressFree(va, size); }
+  static void release(handle_type h) { (void)api.cuMemRelease(h); }
+  static void unmap(va_type va, size_t size) { (void)api.cuMemUnmap(va, size); }
+  static void address_free(va_type va, size_t size) { (void)api.cuMemAddressFree(va, size); }
 };
 using Handle = vmr_gpu::VmemHandle<Traits>;
 using Reservation = vmr_gpu::VmemReservation<Traits>;
@@ -42,26 +42,26 @@ inline CUmemAllocationProp pinned_fd_prop(int device) {
 
 inline Status granularity(int device, size_t* g) {
   CUmemAllocationProp prop = pinned_fd_prop(device);
-  VMR_CU_TRY(drv.cuMemGetAllocationGranularity, g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
+  VMR_CU_TRY(api.cuMemGetAllocationGranularity, g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
   return Status::pass();
 }
 
 inline Status create(int device, size_t size, Handle* mem) {
   mem->reset();
   CUmemAllocationProp prop = pinned_fd_prop(device);
-  VMR_CU_TRY(drv.cuMemCreate, &mem->h, size, &prop, 0);
+  VMR_CU_TRY(api.cuMemCreate, &mem->h, size, &prop, 0);
   mem->valid = true;
   return Status::pass();
 }
 
 inline Status reserve(size_t size, Reservation* r) {
-  VMR_CU_TRY(drv.cuMemAddressReserve, &r->va, size, 0, 0, 0);
+  VMR_CU_TRY(api.cuMemAddressReserve, &r->va, size, 0, 0, 0);
   r->size = size;
   return Status::pass();
 }
 
 inline Status map(CUdeviceptr va, size_t size, const Handle& mem, Mapping* m) {
-  VMR_CU_TRY(drv.cuMemMap, va, size, 0, mem.h, 0);
+  VMR_CU_TRY(api.cuMemMap, va, size, 0, mem.h, 0);
   m->va = va;
   m->size = size;
   return Status::pass();
@@ -70,7 +70,7 @@ inline Status map(CUdeviceptr va, size_t size, const Handle& mem, Mapping* m) {
 // An unmap that must have happened before new memory is mapped at the same VA (as vmr_hip::unmap): a failed
 // cuMemUnmap is a FAIL naming it, with the Mapping kept, so nothing is mapped over it.
 inline Status unmap(Mapping* m) {
-  VMR_CU_TRY(drv.cuMemUnmap, m->va, m->size);
+  VMR_CU_TRY(api.cuMemUnmap, m->va, m->size);
   m->va = {};
   return Status::pass();
 }
@@ -87,13 +87,13 @@ inline Status set_access(CUdeviceptr va, size_t size, const std::vector<int>& de
     a.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
     desc.push_back(a);
   }
-  VMR_CU_TRY(drv.cuMemSetAccess, va, size, desc.data(), desc.size());
+  VMR_CU_TRY(api.cuMemSetAccess, va, size, desc.data(), desc.size());
   return Status::pass();
 }
 
 inline Status export_fd(const Handle& mem, vmr::UniqueFd* fd) {
   int raw = -1;
-  VMR_CU_TRY(drv.cuMemExportToShareableHandle, &raw, mem.h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
+  VMR_CU_TRY(api.cuMemExportToShareableHandle, &raw, mem.h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
   fd->reset(raw);
   return Status::pass();
 }
@@ -101,7 +101,7 @@ inline Status export_fd(const Handle& mem, vmr::UniqueFd* fd) {
 inline Status import_fd(int fd, Handle* mem) {
   mem->reset();
   // CUDA takes the fd by value, cast to a pointer.
-  VMR_CU_TRY(drv.cuMemImportFromShareableHandle, &mem->h, reinterpret_cast<void*>(uintptr_t(fd)),
+  VMR_CU_TRY(api.cuMemImportFromShareableHandle, &mem->h, reinterpret_cast<void*>(uintptr_t(fd)),
              CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
   mem->valid = true;
   return Status::pass();

@@ -1,6 +1,8 @@
 // The device code every GPU reproducer shares, one source for hipcc and nvcc (HIP and CUDA spell these
-// intrinsics the same: atomicAdd_system, __threadfence_system, clock64). Include it from exactly one
-// translation unit per binary.
+// intrinsics the same: atomicAdd_system, __threadfence_system, clock64). The kernels have internal linkage
+// (an unnamed namespace), so any number of translation units may include this header without breaking the
+// one-definition rule (tests/kernels_tu_a.cu checks it); [[maybe_unused]] because a binary launches only some of
+// them, and clang warns for the rest.
 //
 // Reads and writes of VMem VAs go through these kernels rather than memset/memcpy: on ROCm, hipMemset and
 // hipMemcpy silently fail on HSA-VMem VAs, which HIP's pointer tables do not know (seed 000).
@@ -27,25 +29,27 @@ __host__ __device__ inline u64 pattern_word(u64 owner, u64 i) {
   return x ^ (x >> 31);
 }
 
-__global__ void k_zero(u64* p, size_t n) {
+namespace {  // the kernels: internal linkage (see above)
+
+[[maybe_unused]] __global__ void k_zero(u64* p, size_t n) {
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) p[i] = 0;
 }
 
-__global__ void k_fill_pattern(u64* p, size_t n, u64 owner) {
+[[maybe_unused]] __global__ void k_fill_pattern(u64* p, size_t n, u64 owner) {
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
     p[i] = pattern_word(owner, i);
 }
 
 // Copies into a bounce buffer the host can read. The fence first: writes another GPU made to `src` before the
 // host's barrier must be visible to this kernel's reads.
-__global__ void k_copy(u64* dst, const u64* src, size_t n) {
+[[maybe_unused]] __global__ void k_copy(u64* dst, const u64* src, size_t n) {
   __threadfence_system();
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
     dst[i] = src[i];
 }
 
 // Counts words that differ from the owner's pattern; remembers the lowest bad index.
-__global__ void k_verify_pattern(const u64* p, size_t n, u64 owner, u64* mismatches, u64* first_bad) {
+[[maybe_unused]] __global__ void k_verify_pattern(const u64* p, size_t n, u64 owner, u64* mismatches, u64* first_bad) {
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
     if (p[i] != pattern_word(owner, i)) {
       atomicAdd(mismatches, 1ull);
@@ -55,12 +59,12 @@ __global__ void k_verify_pattern(const u64* p, size_t n, u64 owner, u64* mismatc
 
 // Every thread adds 1 `adds` times into counters[(global thread id + k) % ncounters]. With grid*block*adds a
 // multiple of ncounters, every counter receives exactly grid*block*adds/ncounters.
-__global__ void k_atomic_add_system(u64* counters, u64 ncounters, u64 adds) {
+[[maybe_unused]] __global__ void k_atomic_add_system(u64* counters, u64 ncounters, u64 adds) {
   u64 t = blockIdx.x * u64(blockDim.x) + threadIdx.x;
   for (u64 k = 0; k < adds; ++k) atomicAdd_system(&counters[(t + k) % ncounters], 1ull);
 }
 
-__global__ void k_atomic_add_device(u64* counters, u64 ncounters, u64 adds) {
+[[maybe_unused]] __global__ void k_atomic_add_device(u64* counters, u64 ncounters, u64 adds) {
   u64 t = blockIdx.x * u64(blockDim.x) + threadIdx.x;
   for (u64 k = 0; k < adds; ++k) atomicAdd(&counters[(t + k) % ncounters], 1ull);
 }
@@ -68,7 +72,7 @@ __global__ void k_atomic_add_device(u64* counters, u64 ncounters, u64 adds) {
 // Sums every 64-bit word (mod 2^64) with 16-byte loads, four in flight per thread: the read-bandwidth workload,
 // and a checksum both sides of a mapping can compare. blockDim.x must be kReduceThreads.
 constexpr int kReduceThreads = 256;
-__global__ void k_checksum(const ulonglong2* p, size_t n16, u64* out) {
+[[maybe_unused]] __global__ void k_checksum(const ulonglong2* p, size_t n16, u64* out) {
   __shared__ u64 partial[kReduceThreads];
   const size_t stride = size_t(gridDim.x) * blockDim.x;
   size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
@@ -89,7 +93,8 @@ __global__ void k_checksum(const ulonglong2* p, size_t n16, u64* out) {
 
 // Waits until *flag == value or `timeout_cycles` GPU clock cycles pass; *timed_out says which. No spin in this
 // suite may be unbounded: a lost write must end as a reported failure, not a hung GPU.
-__global__ void k_wait_flag(const volatile u64* flag, u64 value, long long timeout_cycles, u64* timed_out) {
+[[maybe_unused]] __global__ void k_wait_flag(const volatile u64* flag, u64 value, long long timeout_cycles,
+                                             u64* timed_out) {
   long long start = clock64();
   while (*flag != value) {
     if (clock64() - start > timeout_cycles) {
@@ -102,6 +107,7 @@ __global__ void k_wait_flag(const volatile u64* flag, u64 value, long long timeo
 }
 
 // Writes one word: used to touch a VA the caller believes mapped (or, in the fault self-test, unmapped).
-__global__ void k_store(u64* p, u64 value) { *p = value; }
+[[maybe_unused]] __global__ void k_store(u64* p, u64 value) { *p = value; }
 
+}  // namespace
 }  // namespace vmr_gpu

@@ -22,7 +22,7 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep);
 std::string printable(std::string_view s, size_t max_bytes = 200);
 // A strict decimal number of seconds: digits, optionally a point and digits ("2", "0.5"); no sign, exponent or hex.
 bool parse_seconds(std::string_view s, double* out);
-// The function a call expression names, as error texts quote it: "drv.cuMemMap" -> "cuMemMap".
+// The function a call expression names, as error texts quote it: "api.cuMemMap" -> "cuMemMap".
 std::string_view call_name(std::string_view expr);
 
 }  // namespace vmr

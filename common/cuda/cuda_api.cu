@@ -1,11 +1,11 @@
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 
-#include "cuda/cuda_driver.h"
+#include "cuda/cuda_api.h"
 
 namespace vmr_cuda {
 
-Driver drv;
+Api api;
 
 namespace {
 // The driver API version whose signatures cuda.h declares for the names we use (the _v2 entry points).
@@ -26,7 +26,7 @@ Status resolve(const char* name, Fn* out) {
 }
 }  // namespace
 
-std::string Driver::error(std::string_view call, CUresult r) const {
+std::string Api::error(std::string_view call, CUresult r) const {
   const char* name = nullptr;
   const char* text = nullptr;
   if (cuGetErrorName) cuGetErrorName(r, &name);
@@ -35,11 +35,11 @@ std::string Driver::error(std::string_view call, CUresult r) const {
          (text ? text : "no description") + ")";
 }
 
-Status load_driver() {
+Status load_api() {
   // cudart would report a missing driver as "driver version is insufficient"; name the real cause.
   if (!dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD) && !dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL))
     return Status::skip(std::string("no NVIDIA driver: ") + dlerror());
-#define VMR_CU_LOAD(name) VMR_TRY(resolve(#name, &drv.name));
+#define VMR_CU_LOAD(name) VMR_TRY(resolve(#name, &api.name));
   VMR_CUDA_DRIVER_FUNCTIONS(VMR_CU_LOAD)
 #undef VMR_CU_LOAD
   return Status::pass();

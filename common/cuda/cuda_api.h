@@ -36,7 +36,7 @@ using vmr::Status;
   X(cuMemImportFromShareableHandle)  \
   X(cuMemcpyDtoD)
 
-struct Driver {
+struct Api {
 #define VMR_CU_FN(name) decltype(&::name) name = nullptr;
   VMR_CUDA_DRIVER_FUNCTIONS(VMR_CU_FN)
 #undef VMR_CU_FN
@@ -48,15 +48,15 @@ struct Driver {
   }
 };
 
-// The table of this process (one rank per process), filled by load_driver().
-extern Driver drv;
+// The table of this process (one rank per process), filled by load_api().
+extern Api api;
 
 // SKIP "no NVIDIA driver: ..." where libcuda.so.1 cannot be loaded; otherwise fills every entry point or SKIPs
 // naming the one the driver lacks.
-Status load_driver();
+Status load_api();
 
 }  // namespace vmr_cuda
 
 // Returns the failure of a driver call from the enclosing Status function, naming the call:
-// VMR_CU_TRY(drv.cuMemMap, va, size, 0, handle, 0).
-#define VMR_CU_TRY(call, ...) VMR_TRY(::vmr_cuda::drv.check(#call, call(__VA_ARGS__)))
+// VMR_CU_TRY(api.cuMemMap, va, size, 0, handle, 0).
+#define VMR_CU_TRY(call, ...) VMR_TRY(::vmr_cuda::api.check(#call, call(__VA_ARGS__)))
