@@ -5,12 +5,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 
+#include "harness/deadline.h"
 #include "harness/options.h"
 #include "harness/text.h"
 
@@ -124,8 +124,7 @@ int rank_main(const ReproBinary& bin, int argc, char** argv) {
   for (size_t k = 0; k < cases.size(); ++k) {
     if (k > 0) {
       // Case k starts when every rank has finished case k - 1; a rank that is gone ends this life here.
-      const int64_t budget_ns = a.timeouts_ms[k] * 1000000;
-      mesh.set_deadline(Deadline::at_ns(monotonic_ns() + budget_ns - std::min<int64_t>(1000000000, budget_ns / 10)));
+      mesh.set_deadline(Deadline::at_ns(rank_deadline_ns(monotonic_ns(), a.timeouts_ms[k] * 1000000)));
       if (!mesh.barrier("case-" + a.cases[k]).ok()) return code;
       ctx.begin_case(a.cases[k]);
       ctx.ready_now();

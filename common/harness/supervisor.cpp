@@ -153,7 +153,8 @@ class Supervisor {
       : plan_(plan),
         r_(life),
         names_(plan.cases.empty() ? std::vector<std::string>{plan.case_name} : plan.cases),
-        budgets_(plan.timeouts_s.empty() ? std::vector<double>{plan.timeout_s} : plan.timeouts_s) {}
+        budgets_(plan.timeouts_s.empty() ? std::vector<double>{plan.timeout_s} : plan.timeouts_s),
+        starts_{life->start_ns} {}
 
   Status spawn();
   void supervise();
@@ -161,6 +162,9 @@ class Supervisor {
   const std::vector<double>& budgets() const { return budgets_; }
   // When case k started and ended, as the launcher saw it (the last record of case k - 1 arriving starts case k).
   int64_t case_start_ns(size_t k) const { return k < starts_.size() ? starts_[k] : r_->end_ns; }
+  int64_t budget_ns(size_t k) const { return int64_t(budgets_[k] * 1e9); }
+  // The launcher's deadline for case k (reached): it moves on with every case all ranks complete.
+  int64_t deadline_ns(size_t k) const { return starts_[k] + budget_ns(k); }
 
  private:
   void relay(Stream& s, std::string_view chunk, bool eof);
@@ -263,10 +267,7 @@ Status Supervisor::spawn() {
   if (!devnull.valid()) return Status::harness(errno_text("open /dev/null"));
 
   // Ranks give up a little before the launcher kills them, so the rank left waiting can say whom it waited for.
-  const int64_t deadline_ns = r_->start_ns + int64_t(budgets_[0] * 1e9);
-  // The margin is 10% of the timeout, at most 1 s: wide enough that a rank on a busy node still reports first.
-  const int64_t rank_deadline_ns = deadline_ns - std::min<int64_t>(1000000000, int64_t(budgets_[0] * 1e8));
-  starts_ = {r_->start_ns};
+  const int64_t first_rank_deadline_ns = rank_deadline_ns(starts_[0], budget_ns(0));
   events_.assign(n, RecordStream{});
   std::string fail_text = event::header() + event::end(Verdict::Harness, "@@");
   size_t at = fail_text.find("@@");
@@ -285,7 +286,7 @@ Status Supervisor::spawn() {
     for (double t : budgets_) a.timeouts_ms.push_back(int64_t(t * 1000));
     a.devices = plan_.devices;
     a.status_fd = kStatusFd;
-    a.deadline_ns = rank_deadline_ns;
+    a.deadline_ns = first_rank_deadline_ns;
     std::vector<std::pair<int, int>> moves = {
         {devnull.get(), 0}, {pipes[i].out_w.get(), 1}, {pipes[i].err_w.get(), 2}, {pipes[i].status_w.get(), kStatusFd}};
     for (int j = 0; j < n; ++j) {
@@ -369,9 +370,7 @@ bool Supervisor::all_done() const {
 }
 
 void Supervisor::supervise() {
-  // The deadline is the current case's: it moves on with every case all ranks complete.
-  auto deadline_of_current = [&] { return starts_[current_] + int64_t(budgets_[current_] * 1e9); };
-  int64_t stop_ns = deadline_of_current();  // when the ranks still running get SIGTERM
+  int64_t stop_ns = deadline_ns(current_);  // when the ranks still running get SIGTERM
   KilledBy reason = KilledBy::Deadline;
   int64_t term_ns = 0, kill_ns = 0;
   char buf[65536];
@@ -381,7 +380,7 @@ void Supervisor::supervise() {
     int64_t now = monotonic_ns();
     if (reason == KilledBy::Deadline && !term_ns) {
       advance_cases(now);
-      stop_ns = deadline_of_current();
+      stop_ns = deadline_ns(current_);
     }
     // The launcher was interrupted: stop now, whatever the ranks are doing.
     if (!term_ns && plan_.interrupt && *plan_.interrupt && reason != KilledBy::Interrupt) {
