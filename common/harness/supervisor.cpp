@@ -14,9 +14,11 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <optional>
 
 #include "harness/channel.h"
 #include "harness/deadline.h"
+#include "harness/kill_schedule.h"
 #include "harness/options.h"
 #include "harness/scope_guard.h"
 #include "harness/text.h"
@@ -175,6 +177,8 @@ class Supervisor {
   // Writes what stdout/stderr take without blocking; with `block`, everything (once the ranks are gone).
   void flush_output(bool block);
   void reap();
+  // When the first rank that ended abnormally was reaped (the after-death cut-off counts from there).
+  std::optional<int64_t> first_death_ns() const;
   bool all_done() const;
   void finish_records();
 
@@ -361,6 +365,15 @@ void Supervisor::reap() {
   }
 }
 
+std::optional<int64_t> Supervisor::first_death_ns() const {
+  std::optional<int64_t> first;
+  for (const auto& rank : r_->ranks) {
+    const bool abnormal = rank.reaped && (rank.exit.signaled || rank.exit.code != 0);
+    if (abnormal && (!first || rank.end_ns < *first)) first = rank.end_ns;
+  }
+  return first;
+}
+
 bool Supervisor::all_done() const {
   for (const auto& rank : r_->ranks)
     if (!rank.reaped) return false;
@@ -370,56 +383,34 @@ bool Supervisor::all_done() const {
 }
 
 void Supervisor::supervise() {
-  int64_t stop_ns = deadline_ns(current_);  // when the ranks still running get SIGTERM
-  KilledBy reason = KilledBy::Deadline;
-  int64_t term_ns = 0, kill_ns = 0;
+  const KillTimings timings{int64_t(plan_.term_grace_s * 1e9), int64_t(plan_.kill_wait_s * 1e9),
+                            int64_t(plan_.after_death_s * 1e9)};
+  KillState stop;
   char buf[65536];
   for (;;) {
     reap();
     if (all_done()) break;
-    int64_t now = monotonic_ns();
-    if (reason == KilledBy::Deadline && !term_ns) {
-      advance_cases(now);
-      stop_ns = deadline_ns(current_);
-    }
-    // The launcher was interrupted: stop now, whatever the ranks are doing.
-    if (!term_ns && plan_.interrupt && *plan_.interrupt && reason != KilledBy::Interrupt) {
-      r_->interrupted_by = *plan_.interrupt;
-      stop_ns = now;
-      reason = KilledBy::Interrupt;
-    }
-    // One rank died abnormally: the others get a short while to report, then they go too.
-    if (!term_ns && stop_ns > now && reason != KilledBy::Interrupt) {
-      for (const auto& rank : r_->ranks) {
-        bool abnormal = rank.reaped && (rank.exit.signaled || rank.exit.code != 0);
-        if (abnormal && rank.end_ns + int64_t(plan_.after_death_s * 1e9) < stop_ns) {
-          stop_ns = rank.end_ns + int64_t(plan_.after_death_s * 1e9);
-          reason = KilledBy::AfterDeath;
-        }
-      }
-    }
-    if (!term_ns && now >= stop_ns) {
-      term_ns = now;
-      if (reason == KilledBy::Deadline) r_->deadline_passed = true;
+    const int64_t now = monotonic_ns();
+    if (stop.follows_deadline()) advance_cases(now);
+    // When to stop the ranks and how is next_kill_step's (kill_schedule.h); here is only doing what it orders.
+    const int interrupt = plan_.interrupt ? int(*plan_.interrupt) : 0;
+    const KillStep step = next_kill_step(&stop, {now, deadline_ns(current_), interrupt, first_death_ns()}, timings);
+    if (step.term) {
+      if (stop.reason == KilledBy::Deadline) r_->deadline_passed = true;
+      if (stop.reason == KilledBy::Interrupt) r_->interrupted_by = interrupt;
       for (auto& rank : r_->ranks)
-        if (!rank.reaped) rank.killed = reason;
+        if (!rank.reaped) rank.killed = stop.reason;
       ::kill(-pgid_, SIGTERM);
     }
-    if (term_ns && !kill_ns && now >= term_ns + int64_t(plan_.term_grace_s * 1e9)) {
-      kill_ns = now;
-      ::kill(-pgid_, SIGKILL);
-    }
-    if (kill_ns && now >= kill_ns + int64_t(plan_.kill_wait_s * 1e9)) {
-      // A rank stuck in the driver (D state) ignores SIGKILL: say where it is and leave it.
+    if (step.kill) ::kill(-pgid_, SIGKILL);
+    if (step.give_up) {
+      // Say where each rank that would not die is, and leave it.
       for (auto& rank : r_->ranks)
         if (!rank.reaped) rank.wchan = "state " + proc_state(rank.pid) + ", wchan " + read_proc_line(rank.pid, "wchan");
       break;
     }
-    int64_t next_ns = kill_ns   ? kill_ns + int64_t(plan_.kill_wait_s * 1e9)
-                      : term_ns ? term_ns + int64_t(plan_.term_grace_s * 1e9)
-                                : stop_ns;
     // waitpid has no fd to poll, so wake at least every 20 ms to reap.
-    int timeout_ms = int(std::clamp<int64_t>((next_ns - now + 999999) / 1000000, 0, 20));
+    int timeout_ms = int(std::clamp<int64_t>((step.wake_ns - now + 999999) / 1000000, 0, 20));
     std::vector<pollfd> pfds;
     std::vector<Stream*> owners;
     for (auto& s : streams_)
