@@ -44,7 +44,6 @@ class Mesh {
       : self_(self), peers_(std::move(peers)), deadline_(deadline) {}
 
   int size() const { return int(peers_.size()); }
-  Deadline deadline() const { return deadline_; }
   // Each case of a rank life has its own deadline, set when the case starts.
   void set_deadline(Deadline d) { deadline_ = d; }
 

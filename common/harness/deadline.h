@@ -8,6 +8,14 @@ namespace vmr {
 
 int64_t monotonic_ns();
 
+// How long before the launcher's deadline the ranks give up on a case of budget_ns: 10% of the budget (rounded down),
+// at most 1 s, never negative. Ranks that give up first can still report whom they waited for before the SIGTERM;
+// the launcher sets the first case's deadline and each rank its later cases', so both must use this one rule.
+int64_t rank_margin_ns(int64_t budget_ns);
+// When a rank gives up on a case that started at start_ns: the launcher's deadline (start_ns + budget_ns) less the
+// margin.
+int64_t rank_deadline_ns(int64_t start_ns, int64_t budget_ns);
+
 class Deadline {
  public:
   static Deadline after_ms(int64_t ms) { return Deadline(monotonic_ns() + ms * 1000000); }

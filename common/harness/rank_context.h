@@ -16,20 +16,14 @@ class RankContext {
  public:
   // devices[j] is rank j's device, as the launcher assigned it (the rank flag carries all of them); status_fd is the
   // status pipe to the launcher (-1: events go nowhere).
-  RankContext(int rank, std::vector<int> devices, std::string case_name, Mesh* mesh, int status_fd)
-      : rank_(rank),
-        devices_(std::move(devices)),
-        case_name_(std::move(case_name)),
-        mesh_(mesh),
-        status_fd_(status_fd) {}
+  RankContext(int rank, std::vector<int> devices, Mesh* mesh, int status_fd)
+      : rank_(rank), devices_(std::move(devices)), mesh_(mesh), status_fd_(status_fd) {}
 
   int rank() const { return rank_; }
   int ranks() const { return int(devices_.size()); }
   int device() const { return devices_[rank_]; }
   const std::vector<int>& devices() const { return devices_; }
-  const std::string& case_name() const { return case_name_; }
   Mesh& mesh() { return *mesh_; }
-  Deadline deadline() const { return mesh_->deadline(); }
 
   // An environment fact: printed at once (the paste-ready block) and sent to the launcher.
   void info(std::string_view key, std::string_view value);
@@ -46,19 +40,18 @@ class RankContext {
   Status require_devices(int visible, std::string_view runtime) const;
 
   // The life's protocol (rank_main): the stream's start; the moment this case's ranks passed their barrier; the
-  // facts so far (the describe step's) as facts of every later case; a case's end with its verdict; the next case.
+  // facts so far (the describe step's) as facts of every later case; a case's end with its verdict (the next case's
+  // record starts right after it: the stream names no case, the launcher knows their order).
   void start_stream() { send(event::header()); }
   void ready_now();
   void keep_facts_so_far() { send(event::keep_facts()); }
   void end_case(const Status& result) { send(event::end(result.verdict, result.detail)); }
-  void begin_case(std::string name) { case_name_ = std::move(name); }
 
  private:
   void send(const std::string& event) const;
 
   int rank_;
   std::vector<int> devices_;
-  std::string case_name_;
   Mesh* mesh_;
   int status_fd_;
   int64_t phase_start_ns_ = 0;

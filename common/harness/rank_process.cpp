@@ -5,12 +5,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 
+#include "harness/deadline.h"
 #include "harness/options.h"
 #include "harness/text.h"
 
@@ -81,7 +81,7 @@ int rank_main(const ReproBinary& bin, int argc, char** argv) {
   std::vector<UniqueFd> peers;
   for (int fd : a.ctl_fds) peers.emplace_back(fd);
   Mesh mesh(a.rank, std::move(peers), Deadline::at_ns(a.deadline_ns));
-  RankContext ctx(a.rank, a.devices, a.cases.front(), &mesh, status_fd.get());
+  RankContext ctx(a.rank, a.devices, &mesh, status_fd.get());
   ctx.start_stream();
   auto report = [&](const Status& result) {
     std::fflush(stdout);
@@ -112,10 +112,7 @@ int rank_main(const ReproBinary& bin, int argc, char** argv) {
   ctx.keep_facts_so_far();
   if (ready.verdict == Verdict::Skip) {  // nothing here can run any case: each says why
     int code = 0;
-    for (const CaseDef* c : cases) {
-      ctx.begin_case(c->name);
-      code = report(ready);
-    }
+    for (size_t k = 0; k < cases.size(); ++k) code = report(ready);
     return code;
   }
   if (!ready.ok()) return report(ready);
@@ -124,10 +121,8 @@ int rank_main(const ReproBinary& bin, int argc, char** argv) {
   for (size_t k = 0; k < cases.size(); ++k) {
     if (k > 0) {
       // Case k starts when every rank has finished case k - 1; a rank that is gone ends this life here.
-      const int64_t budget_ns = a.timeouts_ms[k] * 1000000;
-      mesh.set_deadline(Deadline::at_ns(monotonic_ns() + budget_ns - std::min<int64_t>(1000000000, budget_ns / 10)));
+      mesh.set_deadline(Deadline::at_ns(rank_deadline_ns(monotonic_ns(), a.timeouts_ms[k] * 1000000)));
       if (!mesh.barrier("case-" + a.cases[k]).ok()) return code;
-      ctx.begin_case(a.cases[k]);
       ctx.ready_now();
     }
     Status result = run_case_body(bin, *cases[k], ctx);

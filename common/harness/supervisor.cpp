@@ -14,9 +14,11 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <optional>
 
 #include "harness/channel.h"
 #include "harness/deadline.h"
+#include "harness/kill_schedule.h"
 #include "harness/options.h"
 #include "harness/scope_guard.h"
 #include "harness/text.h"
@@ -153,7 +155,8 @@ class Supervisor {
       : plan_(plan),
         r_(life),
         names_(plan.cases.empty() ? std::vector<std::string>{plan.case_name} : plan.cases),
-        budgets_(plan.timeouts_s.empty() ? std::vector<double>{plan.timeout_s} : plan.timeouts_s) {}
+        budgets_(plan.timeouts_s.empty() ? std::vector<double>{plan.timeout_s} : plan.timeouts_s),
+        starts_{life->start_ns} {}
 
   Status spawn();
   void supervise();
@@ -161,6 +164,9 @@ class Supervisor {
   const std::vector<double>& budgets() const { return budgets_; }
   // When case k started and ended, as the launcher saw it (the last record of case k - 1 arriving starts case k).
   int64_t case_start_ns(size_t k) const { return k < starts_.size() ? starts_[k] : r_->end_ns; }
+  int64_t budget_ns(size_t k) const { return int64_t(budgets_[k] * 1e9); }
+  // The launcher's deadline for case k (reached): it moves on with every case all ranks complete.
+  int64_t deadline_ns(size_t k) const { return starts_[k] + budget_ns(k); }
 
  private:
   void relay(Stream& s, std::string_view chunk, bool eof);
@@ -171,6 +177,8 @@ class Supervisor {
   // Writes what stdout/stderr take without blocking; with `block`, everything (once the ranks are gone).
   void flush_output(bool block);
   void reap();
+  // When the first rank that ended abnormally was reaped (the after-death cut-off counts from there).
+  std::optional<int64_t> first_death_ns() const;
   bool all_done() const;
   void finish_records();
 
@@ -263,10 +271,7 @@ Status Supervisor::spawn() {
   if (!devnull.valid()) return Status::harness(errno_text("open /dev/null"));
 
   // Ranks give up a little before the launcher kills them, so the rank left waiting can say whom it waited for.
-  const int64_t deadline_ns = r_->start_ns + int64_t(budgets_[0] * 1e9);
-  // The margin is 10% of the timeout, at most 1 s: wide enough that a rank on a busy node still reports first.
-  const int64_t rank_deadline_ns = deadline_ns - std::min<int64_t>(1000000000, int64_t(budgets_[0] * 1e8));
-  starts_ = {r_->start_ns};
+  const int64_t first_rank_deadline_ns = rank_deadline_ns(starts_[0], budget_ns(0));
   events_.assign(n, RecordStream{});
   std::string fail_text = event::header() + event::end(Verdict::Harness, "@@");
   size_t at = fail_text.find("@@");
@@ -285,7 +290,7 @@ Status Supervisor::spawn() {
     for (double t : budgets_) a.timeouts_ms.push_back(int64_t(t * 1000));
     a.devices = plan_.devices;
     a.status_fd = kStatusFd;
-    a.deadline_ns = rank_deadline_ns;
+    a.deadline_ns = first_rank_deadline_ns;
     std::vector<std::pair<int, int>> moves = {
         {devnull.get(), 0}, {pipes[i].out_w.get(), 1}, {pipes[i].err_w.get(), 2}, {pipes[i].status_w.get(), kStatusFd}};
     for (int j = 0; j < n; ++j) {
@@ -360,6 +365,15 @@ void Supervisor::reap() {
   }
 }
 
+std::optional<int64_t> Supervisor::first_death_ns() const {
+  std::optional<int64_t> first;
+  for (const auto& rank : r_->ranks) {
+    const bool abnormal = rank.reaped && (rank.exit.signaled || rank.exit.code != 0);
+    if (abnormal && (!first || rank.end_ns < *first)) first = rank.end_ns;
+  }
+  return first;
+}
+
 bool Supervisor::all_done() const {
   for (const auto& rank : r_->ranks)
     if (!rank.reaped) return false;
@@ -369,58 +383,34 @@ bool Supervisor::all_done() const {
 }
 
 void Supervisor::supervise() {
-  // The deadline is the current case's: it moves on with every case all ranks complete.
-  auto deadline_of_current = [&] { return starts_[current_] + int64_t(budgets_[current_] * 1e9); };
-  int64_t stop_ns = deadline_of_current();  // when the ranks still running get SIGTERM
-  KilledBy reason = KilledBy::Deadline;
-  int64_t term_ns = 0, kill_ns = 0;
+  const KillTimings timings{int64_t(plan_.term_grace_s * 1e9), int64_t(plan_.kill_wait_s * 1e9),
+                            int64_t(plan_.after_death_s * 1e9)};
+  KillState stop;
   char buf[65536];
   for (;;) {
     reap();
     if (all_done()) break;
-    int64_t now = monotonic_ns();
-    if (reason == KilledBy::Deadline && !term_ns) {
-      advance_cases(now);
-      stop_ns = deadline_of_current();
-    }
-    // The launcher was interrupted: stop now, whatever the ranks are doing.
-    if (!term_ns && plan_.interrupt && *plan_.interrupt && reason != KilledBy::Interrupt) {
-      r_->interrupted_by = *plan_.interrupt;
-      stop_ns = now;
-      reason = KilledBy::Interrupt;
-    }
-    // One rank died abnormally: the others get a short while to report, then they go too.
-    if (!term_ns && stop_ns > now && reason != KilledBy::Interrupt) {
-      for (const auto& rank : r_->ranks) {
-        bool abnormal = rank.reaped && (rank.exit.signaled || rank.exit.code != 0);
-        if (abnormal && rank.end_ns + int64_t(plan_.after_death_s * 1e9) < stop_ns) {
-          stop_ns = rank.end_ns + int64_t(plan_.after_death_s * 1e9);
-          reason = KilledBy::AfterDeath;
-        }
-      }
-    }
-    if (!term_ns && now >= stop_ns) {
-      term_ns = now;
-      if (reason == KilledBy::Deadline) r_->deadline_passed = true;
+    const int64_t now = monotonic_ns();
+    if (stop.follows_deadline()) advance_cases(now);
+    // When to stop the ranks and how is next_kill_step's (kill_schedule.h); here is only doing what it orders.
+    const int interrupt = plan_.interrupt ? int(*plan_.interrupt) : 0;
+    const KillStep step = next_kill_step(&stop, {now, deadline_ns(current_), interrupt, first_death_ns()}, timings);
+    if (step.term) {
+      if (stop.reason == KilledBy::Deadline) r_->deadline_passed = true;
+      if (stop.reason == KilledBy::Interrupt) r_->interrupted_by = interrupt;
       for (auto& rank : r_->ranks)
-        if (!rank.reaped) rank.killed = reason;
+        if (!rank.reaped) rank.killed = stop.reason;
       ::kill(-pgid_, SIGTERM);
     }
-    if (term_ns && !kill_ns && now >= term_ns + int64_t(plan_.term_grace_s * 1e9)) {
-      kill_ns = now;
-      ::kill(-pgid_, SIGKILL);
-    }
-    if (kill_ns && now >= kill_ns + int64_t(plan_.kill_wait_s * 1e9)) {
-      // A rank stuck in the driver (D state) ignores SIGKILL: say where it is and leave it.
+    if (step.kill) ::kill(-pgid_, SIGKILL);
+    if (step.give_up) {
+      // Say where each rank that would not die is, and leave it.
       for (auto& rank : r_->ranks)
         if (!rank.reaped) rank.wchan = "state " + proc_state(rank.pid) + ", wchan " + read_proc_line(rank.pid, "wchan");
       break;
     }
-    int64_t next_ns = kill_ns   ? kill_ns + int64_t(plan_.kill_wait_s * 1e9)
-                      : term_ns ? term_ns + int64_t(plan_.term_grace_s * 1e9)
-                                : stop_ns;
     // waitpid has no fd to poll, so wake at least every 20 ms to reap.
-    int timeout_ms = int(std::clamp<int64_t>((next_ns - now + 999999) / 1000000, 0, 20));
+    int timeout_ms = int(std::clamp<int64_t>((step.wake_ns - now + 999999) / 1000000, 0, 20));
     std::vector<pollfd> pfds;
     std::vector<Stream*> owners;
     for (auto& s : streams_)

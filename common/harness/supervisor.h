@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/kill_schedule.h"
 #include "harness/rank_record.h"
 #include "harness/status.h"
 #include "harness/wait_status.h"
@@ -31,8 +32,6 @@ struct LaunchPlan {
   // Set (to the signal's number) by the launcher's SIGINT/SIGTERM/SIGHUP handler: the ranks are stopped at once.
   const volatile sig_atomic_t* interrupt = nullptr;
 };
-
-enum class KilledBy { None, Deadline, AfterDeath, Interrupt };
 
 struct RankOutcome {
   int rank = 0;
