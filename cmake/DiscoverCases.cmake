@@ -9,14 +9,32 @@ foreach(_v BINARY LIST_JSON TESTS_FILE RESULTS)
   endif()
 endforeach()
 
-execute_process(COMMAND ${BINARY} --list --json ${LIST_JSON} RESULT_VARIABLE _rc ERROR_VARIABLE _err)
+# A binary that cannot list here (a cross build, a sandbox that forbids running build outputs, a missing runtime
+# library) does not stop the build: it stands as one failing test that says why, as before the first build.
+function(discovery_failed why)
+  get_filename_component(_name ${BINARY} NAME)
+  string(REPLACE "\n" " " why "${why}")
+  message(WARNING "${_name}: no CTest cases registered: ${why}")
+  file(WRITE ${TESTS_FILE}.new
+       "add_test([==[${_name}.DISCOVERY_FAILED]==] ${CMAKE_COMMAND} -E echo [==[${why}]==])\n"
+       "set_tests_properties([==[${_name}.DISCOVERY_FAILED]==] PROPERTIES LABELS harness "
+       "PASS_REGULAR_EXPRESSION [==[a line no echo of the reason prints]==])\n")
+  file(RENAME ${TESTS_FILE}.new ${TESTS_FILE})
+endfunction()
+
+# HIP_ENABLE_DEFERRED_LOADING=0 in the builder's environment would start the HIP runtime while the binary loads
+# (CLR registers kernels eagerly then), which can abort or hang on a GPU node; --list itself touches no runtime.
+execute_process(COMMAND ${CMAKE_COMMAND} -E env HIP_ENABLE_DEFERRED_LOADING=1 ${BINARY} --list --json ${LIST_JSON}
+                RESULT_VARIABLE _rc ERROR_VARIABLE _err TIMEOUT 60)
 if(NOT _rc EQUAL 0)
-  message(FATAL_ERROR "${BINARY} --list --json ${LIST_JSON} exited ${_rc}: ${_err}")
+  discovery_failed("${BINARY} --list --json ${LIST_JSON} exited '${_rc}': ${_err}")
+  return()
 endif()
 file(READ ${LIST_JSON} _json)
 string(JSON _schema ERROR_VARIABLE _bad GET "${_json}" schema)
 if(NOT _schema STREQUAL "vmem-repro-cases/1")
-  message(FATAL_ERROR "${LIST_JSON}: not a vmem-repro case list (schema '${_schema}' ${_bad})")
+  discovery_failed("${LIST_JSON}: not a vmem-repro case list (schema '${_schema}' ${_bad})")
+  return()
 endif()
 string(JSON _binary GET "${_json}" binary)
 string(JSON _backend GET "${_json}" backend)

@@ -86,3 +86,21 @@ foreach(want "LABELS [==[host;pow2]==]" "LABELS [==[host;iris#418;known-crash]==
     message(FATAL_ERROR "the generated CTest file lacks '${want}':\n${generated}")
   endif()
 endforeach()
+
+# A binary that cannot list does not stop the build: it stands as one failing test that names the reason.
+file(WRITE ${WORK}/broken_repro "#!/bin/sh\necho 'error while loading shared libraries: libamdhip64.so.7' >&2\nexit 127\n")
+file(CHMOD ${WORK}/broken_repro PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+file(MAKE_DIRECTORY ${WORK}/broken)
+execute_process(COMMAND ${CMAKE_COMMAND} -DBINARY=${WORK}/broken_repro -DLIST_JSON=${WORK}/broken/list.json
+                        -DTESTS_FILE=${WORK}/broken/tests.cmake -DRESULTS=${WORK}/results -P ${DISCOVER}
+                RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT err MATCHES "no CTest cases registered")
+  message(FATAL_ERROR "a binary that cannot list: DiscoverCases.cmake exited ${rc} (want 0 and a warning): ${err}")
+endif()
+file(WRITE ${WORK}/broken/CTestTestfile.cmake "include(${WORK}/broken/tests.cmake)\n")
+execute_process(COMMAND ${CMAKE_CTEST_COMMAND} --output-on-failure WORKING_DIRECTORY ${WORK}/broken
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+if(rc EQUAL 0 OR NOT out MATCHES "broken_repro.DISCOVERY_FAILED" OR NOT out MATCHES "libamdhip64.so.7")
+  message(FATAL_ERROR "a binary that cannot list must stand as a failing test naming why (ctest exit ${rc}):\n${out}")
+endif()
+message(STATUS "a binary that cannot list: one failing DISCOVERY_FAILED test naming the reason")

@@ -1,6 +1,6 @@
-// The second translation unit of the one-definition check (see kernels_tu_a.cu); main does not touch a GPU.
-#include "gpu/gpu_kernels.h"
+// The second translation unit of the one-definition check (see kernels_tu_a.cu): its k_zero is its own.
+#include "gpu/gpu_host.h"
 
-int kernels_tu_a();
+const void* kernel_of_tu_a();
 
-int main() { return kernels_tu_a(); }
+int main() { return kernel_of_tu_a() == reinterpret_cast<const void*>(&vmr_gpu::k_zero) ? 1 : 0; }

@@ -1,7 +1,8 @@
 // Host-side helpers every GPU reproducer shares, one source for HIP and CUDA: device buffers, fenced read-back
 // of VMem VAs through a bounce buffer, pattern checks, checksums, event timing, the peer exchange and the rounds
-// every backend runs the same way. Include from exactly one translation unit per binary (it holds the kernels);
-// vmr_gpu::finish() comes from the vendor library (common/amd/hip_finish.hip, common/cuda/cuda_finish.cu).
+// every backend runs the same way. Like the kernels they launch (gpu_kernels.h), the helpers have internal linkage
+// (an unnamed namespace), so any number of translation units may include this header; vmr_gpu::finish() comes
+// from the vendor library (common/amd/hip_finish.hip, common/cuda/cuda_finish.cu).
 //
 // Every launch on VMem goes through a helper here that takes a Span (the mapping, in words) and runs guard()
 // first: a kernel that would touch past its mapping is refused as a HARNESS verdict, never launched.
@@ -28,6 +29,8 @@ constexpr int kThreads = kReduceThreads;
 // The CUDA reference synchronises through the driver API so the error reads CUDA_ERROR_ILLEGAL_ADDRESS, the AMD
 // reproducers through hipDeviceSynchronize.
 Status finish(const char* what);
+
+namespace {  // internal linkage, as the kernels these helpers launch (see above)
 
 template <class T>
 struct DeviceBuffer {  // plain device memory from the runtime's allocator: bounce buffers and result cells
@@ -279,4 +282,5 @@ inline Status check_stamp_and_counters(const Span& own, u64 generation, u64 coun
   return Status::pass();
 }
 
+}  // namespace
 }  // namespace vmr_gpu
