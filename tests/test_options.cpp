@@ -100,6 +100,28 @@ TEST(Options, DevicesFromCTestResourceGroups) {
   EXPECT_EQ(devices, (std::vector<int>{0, 1, 2}));
 }
 
+// ctest --resource-spec-file sets CTEST_RESOURCE_GROUP_COUNT=0 for the host cases, which ask for no GPUs: that is
+// "no groups given" (2 ranks on 0..N-1), not a bad count (seen on the H200 with CMake's ctest, 2026-12-01).
+TEST(Options, ZeroResourceGroupsMeansNoneGiven) {
+  auto zero = [](const char* k) -> const char* {
+    return std::string_view(k) == "CTEST_RESOURCE_GROUP_COUNT" ? "0" : nullptr;
+  };
+  Options o;
+  int ranks = 0;
+  ASSERT_TRUE(resolve_ranks(o, zero, &ranks).ok());
+  EXPECT_EQ(ranks, kDefaultRanks);
+  std::vector<int> devices;
+  std::string source;
+  ASSERT_TRUE(resolve_devices(o, ranks, zero, &devices, &source).ok());
+  EXPECT_EQ(devices, (std::vector<int>{0, 1}));
+  EXPECT_EQ(source, "default 0..N-1");
+  // a count of 1 is still too few for two ranks
+  auto one = [](const char* k) -> const char* {
+    return std::string_view(k) == "CTEST_RESOURCE_GROUP_COUNT" ? "1" : nullptr;
+  };
+  EXPECT_EQ(resolve_ranks(o, one, &ranks).verdict, Verdict::Harness);
+}
+
 TEST(RankFlag, RoundTrip) {
   RankArgs a;
   a.rank = 1;

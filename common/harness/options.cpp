@@ -122,12 +122,21 @@ Status parse_options(int argc, const char* const* argv, const std::vector<std::s
   return Status::pass();
 }
 
+namespace {
+// CTest's group count, or nullptr when it gave none: with --resource-spec-file, ctest sets
+// CTEST_RESOURCE_GROUP_COUNT=0 for a test that asks for no resources (the host cases), which means "not given".
+const char* resource_group_count(const std::function<const char*(const char*)>& getenv_fn) {
+  const char* count = getenv_fn("CTEST_RESOURCE_GROUP_COUNT");
+  return count && std::string_view(count) == "0" ? nullptr : count;
+}
+}  // namespace
+
 Status resolve_ranks(const Options& opts, const std::function<const char*(const char*)>& getenv_fn, int* ranks) {
   if (opts.ranks) {
     *ranks = opts.ranks;
   } else if (!opts.devices.empty()) {
     *ranks = int(opts.devices.size());
-  } else if (const char* count = getenv_fn("CTEST_RESOURCE_GROUP_COUNT")) {
+  } else if (const char* count = resource_group_count(getenv_fn)) {
     if (!parse_int(count, 2, kMaxRanks, ranks))
       return Status::harness("CTEST_RESOURCE_GROUP_COUNT='" + printable(count) +
                              "' is not a number of groups from 2 to " + std::to_string(kMaxRanks));
@@ -144,7 +153,7 @@ Status resolve_devices(const Options& opts, int ranks, const std::function<const
     *source = "--devices";
     return Status::pass();
   }
-  if (const char* count = getenv_fn("CTEST_RESOURCE_GROUP_COUNT")) {
+  if (const char* count = resource_group_count(getenv_fn)) {
     int groups;
     if (!parse_int(count, 1, kMaxRanks, &groups))
       return Status::harness("CTEST_RESOURCE_GROUP_COUNT='" + printable(count) +
