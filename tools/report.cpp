@@ -1,5 +1,9 @@
 #include "report.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <iomanip>
@@ -9,6 +13,8 @@
 
 #include "compare.h"
 #include "harness/json.h"
+#include "harness/output_file.h"
+#include "harness/scope_guard.h"
 #include "harness/text.h"
 #include "junit.h"
 
@@ -68,6 +74,20 @@ void matrix_text(std::ostringstream& os, const std::string& name, const Grid& gr
     for (const auto& i : devs) os << " " << std::left << std::setw(28) << cell_of(grid, e, i);
     os << "\n";
   }
+}
+
+// Writes a path that is not a regular file (a device, a FIFO, a symlink) in place: open, every byte, close.
+Status write_in_place(const std::string& path, std::string_view text) {
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (!fd.valid()) return Status::harness(errno_text("cannot write " + path));
+  for (size_t done = 0; done < text.size();) {
+    ssize_t n = ::write(fd.get(), text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return Status::harness(errno_text("cannot write " + path));
+    done += size_t(n);
+  }
+  if (::close(fd.release()) != 0) return Status::harness(errno_text("cannot write " + path));
+  return Status::pass();
 }
 
 }  // namespace
@@ -236,15 +256,16 @@ std::string md_code(const std::string& s) {
 }
 
 Status write_report(const std::string& path, std::string_view text) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  if (!f) return Status::harness(errno_text("cannot write " + path));
-  // A full disk shows only when the buffer goes out (fflush, fclose), never at fwrite.
-  bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0;
-  int error = written ? 0 : errno;
-  if (std::fclose(f) != 0 && written) written = false, error = errno;
-  if (written) return Status::pass();
-  errno = error;
-  return Status::harness(errno_text("cannot write " + path));
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return write_in_place(path, text);
+  Status w = write_file_atomically(path, text);
+  if (w.ok()) return w;
+  // The harness names the step and errno for its own --json; the tools' line starts with the file they could not
+  // write.
+  const std::string_view prefix = "--json: ";
+  std::string_view why = w.detail;
+  if (why.substr(0, prefix.size()) == prefix) why.remove_prefix(prefix.size());
+  return Status::harness("cannot write " + path + ": " + std::string(why));
 }
 
 bool write_reports(const char* tool, const std::vector<Output>& outputs) {

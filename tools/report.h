@@ -1,7 +1,7 @@
 // The reports the tools write and the one way they write them. check_expected's comparison is a Summary (its rows
 // and counts): the console table, summary.json, the Markdown section, the matrices and the JUnit file are each a
-// view of it. Every file goes through write_report, and a file that could not be written is one line naming it,
-// never "written".
+// view of it. Every file goes through write_report (the harness's atomic write), and a file that could not be
+// written is one line naming it, never "written".
 #pragma once
 
 #include <functional>
@@ -53,9 +53,10 @@ std::string rocm_versions_md(const std::vector<Run>& runs);
 // A Markdown code span whose fence is longer than any run of backticks in the text (a backtick cannot end it).
 std::string md_code(const std::string& s);
 
-// Writes `text` to `path`, replacing it. Harness status "cannot write PATH: <errno>" where it cannot be opened,
-// written or flushed (no folder, a read-only one, a full disk): a report that is not there must never read as
-// written.
+// Writes `text` to `path`, replacing it. A regular file (or a path not there yet) goes through the harness's
+// write_file_atomically: a reader never sees half a report, and a failed write leaves the old one whole. Anything
+// else (a symlink, a device such as /dev/full or /dev/stdout, a FIFO) cannot be replaced by a rename and is written
+// in place, every call checked. Harness status "cannot write PATH: ..." naming the failing step and errno.
 vmr::Status write_report(const std::string& path, std::string_view text);
 
 // One output of a tool: a path (empty: not asked for) and its text, made only when it is to be written.
