@@ -196,7 +196,9 @@ utf8 "$work/odd/nl/bug-report.md"
 "$build/bin/fleet_report" --table "$repo/expected/verdicts.md" --out "$work/a-file" "$work/agree/n1" >"$work/unwritable.out" 2>&1
 rc=$?
 [ $rc = 99 ] || fail "--out a file: exit $rc, want 99"
-has "$work/unwritable.out" "fleet_report: cannot write $work/a-file/fleet.json: Not a directory"
+has "$work/unwritable.out" "fleet_report: cannot write $work/a-file/fleet.json: "
+grep -qE "^fleet_report: cannot write .*/a-file/fleet\.json: .*: Not a directory$" "$work/unwritable.out" ||
+  fail "the line for fleet.json does not end with errno's text: $(cat "$work/unwritable.out")"
 lacks "$work/unwritable.out" "fleet report:"
 collect full --junit /dev/full "$work/agree/n1"
 [ $rc = 99 ] || fail "--junit /dev/full: exit $rc, want 99"

@@ -3,7 +3,6 @@
 #include <dirent.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -35,17 +34,45 @@ std::string md_text(const std::string& s) {
   return out;
 }
 
-Status write_text_file(const std::string& path, std::string_view text) {
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  if (!f) return Status::harness(errno_text("cannot write " + path));
-  // A full disk shows only when the buffer goes out (fflush, fclose), never at fwrite.
-  bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0;
-  int error = written ? 0 : errno;
-  if (std::fclose(f) != 0 && written) written = false, error = errno;
-  if (written) return Status::pass();
-  errno = error;
-  return Status::harness(errno_text("cannot write " + path));
+namespace {
+
+// One case of a record: `launch` (what every case of the record shares) with the case's verdict, detail, first
+// metric and each rank's info and last stderr lines.
+Run case_run(const Run& launch, const JsonValue& c) {
+  Run one = launch;
+  auto v = verdict_from_name(c.get_string("verdict"));
+  if (!v) {
+    one.error = "run record " + launch.file + " has a case without a verdict";
+    return one;
+  }
+  one.case_name = c.get_string("case");
+  one.verdict = *v;
+  one.detail = c.get_string("detail");
+  if (const JsonValue* metrics = c.get("metrics"); metrics && !metrics->obj.empty()) {
+    const auto& [name, m] = metrics->obj.front();
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.4g", m.get("value") ? m.get("value")->num : 0.0);
+    one.metric = std::string(buf) + " " + m.get_string("unit");
+  }
+  const JsonValue* ranks = c.get("ranks");
+  if (ranks && ranks->type == JsonValue::Array)
+    for (const auto& rank : ranks->arr) {
+      std::map<std::string, std::string> info;
+      if (const JsonValue* in = rank.get("info"))
+        for (const auto& [k, val] : in->obj)
+          if (val.type == JsonValue::String) info.emplace(k, val.str);
+      std::vector<std::string> tail;
+      if (const JsonValue* t = rank.get("stderr_tail"))
+        for (const auto& line : t->arr) tail.push_back(line.str);
+      one.rank_info.push_back(std::move(info));
+      one.stderr_tails.push_back(std::move(tail));
+    }
+  // Conditions read the exporter's facts: rank 0 by the suite's convention.
+  if (!one.rank_info.empty()) one.facts.insert(one.rank_info[0].begin(), one.rank_info[0].end());
+  return one;
 }
+
+}  // namespace
 
 // The runs of one record: one per case (a launch may run several cases in one rank life).
 std::vector<Run> read_record(const std::string& dir, const std::string& file) {
@@ -74,40 +101,7 @@ std::vector<Run> read_record(const std::string& dir, const std::string& file) {
           if (v.type == JsonValue::String) r.facts.emplace(name, v.str);
     }
   std::vector<Run> out;
-  for (const JsonValue& c : cases->arr) {
-    Run one = r;
-    auto v = verdict_from_name(c.get_string("verdict"));
-    if (!v) {
-      one.error = "run record " + file + " has a case without a verdict";
-      out.push_back(one);
-      continue;
-    }
-    one.case_name = c.get_string("case");
-    one.verdict = *v;
-    one.detail = c.get_string("detail");
-    if (const JsonValue* metrics = c.get("metrics"); metrics && !metrics->obj.empty()) {
-      const auto& [name, m] = metrics->obj.front();
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "%.4g", m.get("value") ? m.get("value")->num : 0.0);
-      one.metric = std::string(buf) + " " + m.get_string("unit");
-    }
-    const JsonValue* ranks = c.get("ranks");
-    if (ranks && ranks->type == JsonValue::Array)
-      for (const auto& rank : ranks->arr) {
-        std::map<std::string, std::string> info;
-        if (const JsonValue* in = rank.get("info"))
-          for (const auto& [k, val] : in->obj)
-            if (val.type == JsonValue::String) info.emplace(k, val.str);
-        std::vector<std::string> tail;
-        if (const JsonValue* t = rank.get("stderr_tail"))
-          for (const auto& line : t->arr) tail.push_back(line.str);
-        one.rank_info.push_back(std::move(info));
-        one.stderr_tails.push_back(std::move(tail));
-      }
-    // Conditions read the exporter's facts: rank 0 by the suite's convention.
-    if (!one.rank_info.empty()) one.facts.insert(one.rank_info[0].begin(), one.rank_info[0].end());
-    out.push_back(std::move(one));
-  }
+  for (const JsonValue& c : cases->arr) out.push_back(case_run(r, c));
   return out;
 }
 

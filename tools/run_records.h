@@ -16,10 +16,6 @@ using vmr::Facts;
 using vmr::Verdict;
 
 bool read_file(const std::string& path, std::string* out);
-// Writes a report (Markdown, JSON, JUnit) to `path`, replacing it. Harness status "cannot write PATH: <errno>" where
-// it cannot be opened, written or flushed (no folder, a read-only one, a full disk): a report that is not there
-// must never read as written.
-vmr::Status write_text_file(const std::string& path, std::string_view text);
 // Outside text (folder and node names, case names, facts, reasons) made safe for a report: one line (control bytes
 // as \xNN, so a newline cannot forge a table row or a console line) and valid UTF-8 (else U+FFFD).
 std::string one_line(const std::string& s);

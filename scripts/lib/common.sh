@@ -124,14 +124,18 @@ vmr_build_single_files() {
       printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$backend" "$built" "$defines" "$sources"
     done < <(vmr_manifest_from_sources)
   } >"$bin/manifest.txt.new"
-  # check_expected: the harness's sources, the tool, and the expected table from its one generator.
+  # check_expected: the harness's sources, the tool and its library, and the expected table from its one generator.
   bash "$VMR_ROOT/scripts/lib/expected_table_cpp.sh" "$VMR_ROOT/expected/verdicts.md" "$dist/expected_table.cpp"
   local harness=() f
   for f in $(vmr_manifest_from_sources | awk -F'\t' '$1 == "repro_host_shm" { print $5 }'); do
     [[ "$f" == common/harness/* ]] && harness+=("$VMR_ROOT/$f")
   done
-  "$cxx" -std=c++17 -O2 -pthread -I"$VMR_ROOT/common" "$VMR_ROOT/tools/check_expected.cpp" "$VMR_ROOT/tools/run_records.cpp" "$VMR_ROOT/tools/junit.cpp" "${harness[@]}" \
-    "$dist/expected_table.cpp" -o "$bin/check_expected" >&2 ||
+  # The tools' library: its files as tools/CMakeLists.txt lists them, so a new one cannot be missed here.
+  local tools=()
+  for f in $(sed -n 's/^set(VMR_TOOL_SOURCES \(.*\))$/\1/p' "$VMR_ROOT/tools/CMakeLists.txt"); do tools+=("$VMR_ROOT/tools/$f"); done
+  [ ${#tools[@]} -gt 0 ] || { vmr_say "tools/CMakeLists.txt names no VMR_TOOL_SOURCES"; return 1; }
+  "$cxx" -std=c++17 -O2 -pthread -I"$VMR_ROOT/common" -I"$VMR_ROOT/tools" "$VMR_ROOT/tools/check_expected.cpp" "${tools[@]}" \
+    "${harness[@]}" "$dist/expected_table.cpp" -o "$bin/check_expected" >&2 ||
     { vmr_say "building check_expected failed"; return 1; }
   mv "$bin/manifest.txt.new" "$bin/manifest.txt"
   VMR_BUILT_WITH=single-file

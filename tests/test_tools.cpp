@@ -1,0 +1,83 @@
+// The tools' library: the one observed-vs-expected rule (check_expected's rows, bug-report's failures and the
+// fleet's cells all read it).
+#include <gtest/gtest.h>
+
+#include "compare.h"
+
+using namespace vmr;
+using namespace vmr_tools;
+
+namespace {
+
+std::vector<ExpectedRow> table_of(const std::string& rows) {
+  const std::string t =
+      "| binary | case | condition | verdict | labels | evidence |\n| --- | --- | --- | --- | --- | --- |\n" + rows;
+  std::vector<ExpectedRow> table;
+  Status st = parse_expected_table(t, &table, "test table");
+  EXPECT_TRUE(st.ok()) << st.detail;
+  return table;
+}
+
+vmr_tools::Run run_of(const std::string& binary, const std::string& case_name, Verdict v, const std::string& detail) {
+  vmr_tools::Run r;
+  r.file = binary + ".json";
+  r.binary = binary;
+  r.case_name = case_name;
+  r.verdict = v;
+  r.detail = detail;
+  return r;
+}
+
+// Rows on lines 3, 4 and 5 (the header and its rule are lines 1 and 2).
+const std::vector<ExpectedRow>& table() {
+  static const std::vector<ExpectedRow> t = table_of(
+      "| repro_x | read | * | PASS | - | seed 000 |\n"
+      "| repro_x | atomics | rocm_release<6.2 | SKIP | - | no API |\n"
+      "| repro_x | atomics | * | CRASH/FAIL ~Memory access fault | - | iris#418 |\n");
+  return t;
+}
+
+}  // namespace
+
+TEST(Compare, SkipIsNotRunWhateverTheRowExpects) {
+  const Comparison c = compare_run(table(), run_of("repro_x", "read", Verdict::Skip, "no NVIDIA driver"));
+  EXPECT_EQ(c.standing, Standing::NotRun);
+  EXPECT_FALSE(c.differs());
+  EXPECT_EQ(c.expected(), "PASS");
+  EXPECT_EQ(result_text(c, run_of("repro_x", "read", Verdict::Skip, "no NVIDIA driver")),
+            "not run (skipped: no NVIDIA driver)");
+}
+
+TEST(Compare, TheFirstRowWhoseConditionHoldsDecides) {
+  vmr_tools::Run old = run_of("repro_x", "atomics", Verdict::Crash, "Memory access fault by GPU node-2");
+  old.facts["rocm_release"] = "6.1";
+  EXPECT_EQ(compare_run(table(), old).standing, Standing::WrongVerdict) << "ROCm 6.1 expects SKIP, not CRASH";
+  old.facts["rocm_release"] = "7.0.2";
+  const Comparison c = compare_run(table(), old);
+  EXPECT_EQ(c.standing, Standing::Ok);
+  EXPECT_EQ(result_text(c, old), "OK");
+}
+
+TEST(Compare, ARightVerdictForTheWrongReasonDiffers) {
+  vmr_tools::Run r = run_of("repro_x", "atomics", Verdict::Fail, "hipMalloc returned hipErrorOutOfMemory");
+  r.facts["rocm_release"] = "7.0";
+  const Comparison c = compare_run(table(), r);
+  EXPECT_EQ(c.standing, Standing::WrongReason);
+  EXPECT_TRUE(c.differs());
+  EXPECT_EQ(result_text(c, r),
+            "CHANGED: the verdict is as expected but not its reason (none of 'Memory access fault' in: hipMalloc "
+            "returned hipErrorOutOfMemory) (expected per line 5: iris#418)");
+}
+
+TEST(Compare, ARunNoRowCoversDiffersAndAnUnreadableRecordToo) {
+  const vmr_tools::Run stray = run_of("repro_y", "read", Verdict::Pass, "");
+  const Comparison c = compare_run(table(), stray);
+  EXPECT_EQ(c.standing, Standing::NoRow);
+  EXPECT_TRUE(c.differs()) << "a PASS of a case the table does not know is no evidence of anything";
+  EXPECT_EQ(c.expected(), "-");
+  EXPECT_EQ(result_text(c, stray), "CHANGED:  (expected per line 0: no row matches this node)");
+  vmr_tools::Run cut = stray;
+  cut.error = "unreadable run record repro_y.json";
+  EXPECT_EQ(compare_run(table(), cut).standing, Standing::Unreadable);
+  EXPECT_EQ(result_text(compare_run(table(), cut), cut), "CHANGED: unreadable run record repro_y.json");
+}

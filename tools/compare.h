@@ -1,0 +1,43 @@
+// Observed against expected: the one rule by which every tool (check_expected's rows, bug-report's failures, the
+// fleet's cells and JUnit cases) decides whether a run is as expected/verdicts.md says. Written once so that a
+// SKIP, a run no row covers and a right verdict for the wrong reason read the same in every report.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/expected.h"
+#include "run_records.h"
+
+namespace vmr_tools {
+
+// The expected table at `path`, parsed (errors name `path`, not expected/verdicts.md). Usage status where it cannot
+// be read or parsed: a bad table is the caller's input, exit 2 in every tool.
+vmr::Status load_expected_table(const std::string& path, std::vector<vmr::ExpectedRow>* table);
+
+enum class Standing {
+  Ok,            // the row allows the verdict (and, for a non-PASS, names a reason the detail has)
+  NotRun,        // SKIP: cannot run here, never a difference whatever the row expects
+  WrongVerdict,  // a verdict the row does not allow
+  WrongReason,   // an allowed non-PASS verdict, for none of the row's reasons
+  NoRow,         // no row of the table covers this run
+  Unreadable,    // the record could not be read (run.error)
+};
+
+struct Comparison {
+  const vmr::ExpectedRow* row = nullptr;  // the row that applies to the run's facts; null where none does
+  Standing standing = Standing::NoRow;
+
+  bool differs() const { return standing != Standing::Ok && standing != Standing::NotRun; }
+  // The verdict cell of the row ("CRASH/FAIL ~Memory access fault"), "-" where no row applies.
+  std::string expected() const;
+};
+
+// How `run` stands against `table`: the first row whose condition holds on the run's facts decides.
+Comparison compare_run(const std::vector<vmr::ExpectedRow>& table, const Run& run);
+
+// The result column of check_expected's rows: "OK", "not run (skipped: <detail>)", or "CHANGED: ..." naming what
+// differs and the row's line and evidence.
+std::string result_text(const Comparison& c, const Run& run);
+
+}  // namespace vmr_tools

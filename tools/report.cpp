@@ -1,0 +1,284 @@
+#include "report.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <iomanip>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "compare.h"
+#include "harness/json.h"
+#include "harness/output_file.h"
+#include "harness/scope_guard.h"
+#include "harness/text.h"
+#include "junit.h"
+
+namespace vmr_tools {
+
+using namespace vmr;
+
+namespace {
+
+// A mesh run (one rank per GPU, "0-1-2-3": every rank imports from every other) fills every ordered pair of its
+// GPUs; a run of one pair then overrides its cell, so the failing pairs are named.
+using Grid = std::map<std::pair<std::string, std::string>, std::string>;  // (exporter, importer) -> cell
+void fill_cells(const std::vector<Row>& rows, std::map<std::string, Grid>* cells,
+                std::map<std::string, std::set<std::string>>* devices) {
+  for (bool mesh_pass : {true, false})
+    for (const auto& r : rows) {
+      std::vector<std::string> ids;
+      for (auto id : split(r.pair, '-')) ids.emplace_back(id);
+      if (r.pair.empty() || ids.size() < 2 || (ids.size() > 2) != mesh_pass) continue;
+      const std::string cell = r.observed + (r.metric.empty() ? "" : " " + r.metric) + (r.changed ? " (CHANGED)" : "") +
+                               (mesh_pass ? " (mesh)" : "");
+      if (mesh_pass) {
+        for (const auto& exp : ids)
+          for (const auto& imp : ids)
+            if (exp != imp) (*cells)[r.name][{exp, imp}] = cell;
+      } else {
+        (*cells)[r.name][{ids[0], ids[1]}] = cell;  // exporter, importer
+      }
+      for (const auto& id : ids) (*devices)[r.name].insert(id);
+    }
+}
+
+std::string cell_of(const Grid& grid, const std::string& e, const std::string& i) {
+  auto it = grid.find({e, i});
+  return e == i ? "-" : it == grid.end() ? "not run" : it->second;
+}
+
+void matrix_md(std::ostringstream& os, const std::string& name, const Grid& grid, const std::set<std::string>& devs) {
+  os << "\n#### " << name << "\n\n| exporter \\ importer |";
+  for (const auto& d : devs) os << " GPU " << d << " |";
+  os << "\n| --- |";
+  for (size_t i = 0; i < devs.size(); ++i) os << " --- |";
+  os << "\n";
+  for (const auto& e : devs) {
+    os << "| GPU " + e + " |";
+    for (const auto& i : devs) os << " " << md_text(cell_of(grid, e, i)) << " |";
+    os << "\n";
+  }
+}
+
+void matrix_text(std::ostringstream& os, const std::string& name, const Grid& grid, const std::set<std::string>& devs) {
+  os << "\n" << name << " (rows: exporter GPU, columns: importer GPU)\n" << std::string(12, ' ');
+  for (const auto& d : devs) os << " " << std::left << std::setw(28) << ("GPU " + d);
+  os << "\n";
+  for (const auto& e : devs) {
+    os << "  GPU " + e + std::string(e.size() < 6 ? 6 - e.size() : 0, ' ');
+    for (const auto& i : devs) os << " " << std::left << std::setw(28) << cell_of(grid, e, i);
+    os << "\n";
+  }
+}
+
+// Writes a path that is not a regular file (a device, a FIFO, a symlink) in place: open, every byte, close.
+Status write_in_place(const std::string& path, std::string_view text) {
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (!fd.valid()) return Status::harness(errno_text("cannot write " + path));
+  for (size_t done = 0; done < text.size();) {
+    ssize_t n = ::write(fd.get(), text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return Status::harness(errno_text("cannot write " + path));
+    done += size_t(n);
+  }
+  if (::close(fd.release()) != 0) return Status::harness(errno_text("cannot write " + path));
+  return Status::pass();
+}
+
+}  // namespace
+
+void count_rows(Summary* s) {
+  s->ok = s->changed = s->not_run = 0;
+  for (const auto& r : s->rows) {
+    s->ok += !r.changed && !r.not_run;
+    s->changed += r.changed;
+    s->not_run += r.not_run;
+  }
+}
+
+std::string summary_json(const Summary& s) {
+  JsonWriter j;
+  j.begin_object().key("schema").value("vmem-repro-summary/1");
+  j.key("ok").value(s.ok).key("changed").value(s.changed).key("not_run").value(s.not_run);
+  j.key("table_problems").value(s.problems);
+  j.key("rows").begin_array();
+  for (const auto& r : s.rows) {
+    j.begin_object().key("case").value(r.name).key("pair").value(r.pair).key("expected").value(r.expected);
+    j.key("observed").value(r.observed).key("result").value(r.result).key("detail").value(r.detail);
+    j.key("metric").value(r.metric).key("evidence").value(r.evidence).end_object();
+  }
+  j.end_array().end_object();
+  return j.str() + "\n";
+}
+
+std::string console_table(const Summary& s) {
+  std::ostringstream os;
+  auto line = [&](const std::string& name, const std::string& pair, const std::string& expected,
+                  const std::string& observed, const std::string& result) {
+    os << std::left << std::setw(40) << name << " " << std::setw(6) << pair << " " << std::setw(9) << expected << " "
+       << std::setw(9) << observed << " " << result << "\n";
+  };
+  line("case", "pair", "expected", "observed", "result");
+  for (const auto& r : s.rows) line(r.name, r.pair.empty() ? "-" : r.pair, r.expected, r.observed, r.result);
+  os << s.ok << " OK, " << s.changed << " CHANGED, " << s.not_run << " not run, " << s.problems << " table problems\n";
+  return os.str();
+}
+
+std::string matrices(const std::vector<Row>& rows, bool markdown) {
+  std::map<std::string, Grid> cells;
+  std::map<std::string, std::set<std::string>> devices;
+  fill_cells(rows, &cells, &devices);
+  std::ostringstream os;
+  for (const auto& [name, grid] : cells) {
+    if (markdown)
+      matrix_md(os, name, grid, devices[name]);
+    else
+      matrix_text(os, name, grid, devices[name]);
+  }
+  return os.str();
+}
+
+std::string verdicts_md(const Summary& s) {
+  std::ostringstream md;
+  md << "## Verdicts against expected/verdicts.md\n\n"
+     << s.ok << " OK, " << s.changed << " CHANGED, " << s.not_run << " not run, " << s.problems
+     << " table problems.\n\n| case | pair | expected | observed | result |\n"
+     << "| --- | --- | --- | --- | --- |\n";
+  for (const auto& r : s.rows)
+    md << "| " << r.name << " | " << (r.pair.empty() ? "-" : r.pair) << " | " << r.expected << " | " << r.observed
+       << " | " << md_text(r.result) << " |\n";
+  std::string m = matrices(s.rows, true);
+  if (!m.empty()) md << "\n### Exporter x importer\n" << m;
+  return md.str();
+}
+
+std::string rows_junit(const std::vector<Row>& rows) {
+  JunitSuite suite{"vmem-repro triage", {}};
+  for (const auto& r : rows) {
+    JunitCase c;
+    c.classname = r.name.substr(0, r.name.find('.'));
+    c.name = r.name.substr(r.name.find('.') + 1) + (r.pair.empty() ? "" : "[" + r.pair + "]");
+    if (r.changed) {
+      c.outcome = JunitCase::Outcome::Failure;
+      c.message = r.observed + ", expected " + r.expected;
+      c.text = r.result;
+    } else if (r.not_run) {
+      c.outcome = JunitCase::Outcome::Skipped;
+      c.message = r.result;
+    }
+    suite.cases.push_back(std::move(c));
+  }
+  return junit_xml("vmem-repro", {suite});
+}
+
+std::string failures_md(const std::vector<Run>& runs, const std::vector<ExpectedRow>& table) {
+  std::ostringstream os;
+  for (const auto& run : runs) {
+    if (!run.error.empty()) continue;
+    const Comparison c = compare_run(table, run);
+    if ((run.verdict == Verdict::Pass || run.verdict == Verdict::Skip) && !c.differs()) continue;
+    os << "#### " << run.binary << "." << run.case_name << (run.pair.empty() ? "" : " on GPU pair " + run.pair) << ": "
+       << verdict_name(run.verdict) << " (expected " << c.expected() << ")\n\n"
+       << run.detail << "\n\n```\n"
+       << run.command() << "\n```\n";
+    for (size_t r = 0; r < run.stderr_tails.size(); ++r) {
+      if (run.stderr_tails[r].empty()) continue;
+      os << "\nrank " << r << ", last stderr lines:\n\n```\n";
+      for (const auto& line : run.stderr_tails[r]) os << line << "\n";
+      os << "```\n";
+    }
+    os << "\n";
+  }
+  return os.str();
+}
+
+std::string gpus_md(const std::vector<Run>& runs) {
+  static const char* kKeys[] = {"device_name",   "gfx_arch", "agent_name",          "compute_capability",
+                                "pci_bus_id",    "uuid",     "xnack_target",        "xnack_enabled",
+                                "kfd_hive_id",   "pools",    "hip_version",         "rocm_install",
+                                "amdgpu_driver", "firmware", "cuda_driver_version", "cuda_runtime_version"};
+  std::set<std::string> seen;
+  std::ostringstream os;
+  for (const auto& run : runs)
+    for (const auto& info : run.rank_info) {
+      auto id = info.find("uuid");
+      auto pci = info.find("pci_bus_id");
+      std::string key = id != info.end() ? id->second : pci != info.end() ? pci->second : "";
+      if (key.empty() || !seen.insert(key).second) continue;
+      os << "- GPU " << (info.count("device") ? info.at("device") : "?") << ":";
+      for (const char* k : kKeys)
+        if (auto it = info.find(k); it != info.end()) os << " " << k << "=" << it->second << ";";
+      os << "\n";
+    }
+  return os.str();
+}
+
+// Per case, not per record: one record holds every case of a launch, and a backend whose every case SKIPped has
+// not run (a node without an AMD GPU is a reference run, not an AMD one).
+std::string backends_ran(const std::vector<Run>& runs) {
+  std::set<std::string> ran;
+  for (const auto& run : runs)
+    if (run.error.empty() && run.verdict != Verdict::Skip && !run.backend.empty()) ran.insert(one_line(run.backend));
+  std::string out;
+  for (const auto& b : ran) out += b + "\n";
+  return out;
+}
+
+// Read from the parsed records, so any JSON writer's escapes are understood and nothing but valid one-line UTF-8
+// reaches the report.
+std::string rocm_versions_md(const std::vector<Run>& runs) {
+  static const char* kKeys[] = {"rocm_release", "hip_version", "rocm_install", "hip_headers",
+                                "hsa_amd_interface_runtime"};
+  std::set<std::string> lines;
+  for (const auto& run : runs) {
+    if (run.backend != "hip" && run.backend != "hsa") continue;
+    for (const auto& info : run.rank_info)
+      for (const char* k : kKeys)
+        if (auto it = info.find(k); it != info.end()) lines.insert(std::string("- ") + k + ": " + md_text(it->second));
+  }
+  std::string out;
+  for (const auto& l : lines) out += l + "\n";
+  return out;
+}
+
+std::string md_code(const std::string& s) {
+  const std::string t = one_line(s);
+  size_t longest = 0, run = 0;
+  for (char c : t) longest = std::max(longest, run = c == '`' ? run + 1 : 0);
+  const std::string fence(longest + 1, '`');
+  const std::string pad = !t.empty() && (t.front() == '`' || t.back() == '`') ? " " : "";
+  return fence + pad + t + pad + fence;
+}
+
+Status write_report(const std::string& path, std::string_view text) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return write_in_place(path, text);
+  Status w = write_file_atomically(path, text);
+  if (w.ok()) return w;
+  // The harness names the step and errno for its own --json; the tools' line starts with the file they could not
+  // write.
+  const std::string_view prefix = "--json: ";
+  std::string_view why = w.detail;
+  if (why.substr(0, prefix.size()) == prefix) why.remove_prefix(prefix.size());
+  return Status::harness("cannot write " + path + ": " + std::string(why));
+}
+
+bool write_reports(const char* tool, const std::vector<Output>& outputs) {
+  bool all = true;
+  for (const auto& out : outputs) {
+    if (out.path.empty()) continue;
+    Status w = write_report(out.path, out.text());
+    if (!w.ok()) {
+      std::fprintf(stderr, "%s: %s\n", tool, one_line(w.detail).c_str());
+      all = false;
+    }
+  }
+  return all;
+}
+
+}  // namespace vmr_tools

@@ -1,0 +1,71 @@
+// The reports the tools write and the one way they write them. check_expected's comparison is a Summary (its rows
+// and counts): the console table, summary.json, the Markdown section, the matrices and the JUnit file are each a
+// view of it. Every file goes through write_report (the harness's atomic write), and a file that could not be
+// written is one line naming it, never "written".
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/expected.h"
+#include "run_records.h"
+
+namespace vmr_tools {
+
+// One row of check_expected's comparison: a case (and GPU pair) with what was expected, what was observed and the
+// result ("OK", "not run (...)", "CHANGED: ...").
+struct Row {
+  std::string name, pair, expected, observed, result, detail, metric, evidence;
+  bool changed = false, not_run = false;
+};
+
+struct Summary {
+  std::vector<Row> rows;
+  int ok = 0, changed = 0, not_run = 0, problems = 0;  // problems: table problems, counted beside the rows
+};
+
+// Sets ok, changed and not_run from the rows.
+void count_rows(Summary* s);
+
+// summary.json ("vmem-repro-summary/1"): the counts and every row.
+std::string summary_json(const Summary& s);
+
+// The console table: case / pair / expected / observed / result, then the counts.
+std::string console_table(const Summary& s);
+// Exporter x importer matrices for every case that ran on GPU pairs, as text or as Markdown tables.
+std::string matrices(const std::vector<Row>& rows, bool markdown);
+// "## Verdicts against expected/verdicts.md": the counts, the rows and the matrices in Markdown.
+std::string verdicts_md(const Summary& s);
+// JUnit XML: a testcase per case and pair; CHANGED is a failure, "not run" a skip with its reason.
+std::string rows_junit(const std::vector<Row>& rows);
+
+// For a bug report: every run that did not pass or differs from expected/, with its command and the last stderr
+// lines of each rank (where ROCm's "Memory access fault by GPU node-N ... Reason: ..." appears).
+std::string failures_md(const std::vector<Run>& runs, const std::vector<vmr::ExpectedRow>& table);
+// Every GPU the runs used, once, with what tells nodes apart.
+std::string gpus_md(const std::vector<Run>& runs);
+// The backends (host, hip, hsa, cuda) of which some case ran to a verdict other than SKIP, one a line.
+std::string backends_ran(const std::vector<Run>& runs);
+// The ROCm versions the AMD runs reported, each once, as Markdown list items.
+std::string rocm_versions_md(const std::vector<Run>& runs);
+// A Markdown code span whose fence is longer than any run of backticks in the text (a backtick cannot end it).
+std::string md_code(const std::string& s);
+
+// Writes `text` to `path`, replacing it. A regular file (or a path not there yet) goes through the harness's
+// write_file_atomically: a reader never sees half a report, and a failed write leaves the old one whole. Anything
+// else (a symlink, a device such as /dev/full or /dev/stdout, a FIFO) cannot be replaced by a rename and is written
+// in place, every call checked. Harness status "cannot write PATH: ..." naming the failing step and errno.
+vmr::Status write_report(const std::string& path, std::string_view text);
+
+// One output of a tool: a path (empty: not asked for) and its text, made only when it is to be written.
+struct Output {
+  std::string path;
+  std::function<std::string()> text;
+};
+// Writes every asked-for output; for each that fails, one line "TOOL: cannot write PATH: ..." on stderr. False where
+// any failed (the tool's exit 99).
+bool write_reports(const char* tool, const std::vector<Output>& outputs);
+
+}  // namespace vmr_tools

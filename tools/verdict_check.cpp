@@ -1,0 +1,201 @@
+#include "verdict_check.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "compare.h"
+#include "harness/text.h"
+
+namespace vmr_tools {
+
+using namespace vmr;
+
+namespace {
+
+std::string basename_of(const std::string& path) { return path.substr(path.find_last_of('/') + 1); }
+
+// Case names from `<binary> --list`: the first word of each line.
+bool list_cases(const std::string& path, std::vector<std::string>* cases) {
+  std::FILE* p = ::popen(("'" + path + "' --list").c_str(), "r");
+  if (!p) return false;
+  char line[1024];
+  while (std::fgets(line, sizeof line, p)) {
+    std::string_view l = trim(line);
+    if (!l.empty()) cases->emplace_back(l.substr(0, l.find(' ')));
+  }
+  return ::pclose(p) == 0;
+}
+
+// What the binaries and the manifest say of the table's binaries and cases.
+struct Binaries {
+  std::set<std::string> known;    // --manifest: every binary the project has
+  std::set<std::string> built;    // --binary: every case must have a record (unless --plan says otherwise)
+  std::set<std::string> checked;  // binaries whose --list was read
+  std::set<std::string> listed;   // binary.case from --list
+};
+
+// --manifest: every binary the project has (binary, backend, built, ...; tab-separated). The built ones' paths
+// beside it join `list_paths`: their --list is checked like a --binary's.
+Status read_manifest(const CheckInputs& in, Binaries* b, std::vector<std::string>* list_paths) {
+  *list_paths = in.binaries;
+  if (in.manifest.empty()) return Status::pass();
+  std::string text;
+  if (!read_file(in.manifest, &text)) return Status::harness("cannot read --manifest " + in.manifest);
+  const std::string dir = in.manifest.substr(0, in.manifest.find_last_of('/') + 1);
+  for (auto line : split(text, '\n')) {
+    if (trim(line).empty() || line[0] == '#') continue;
+    auto fields = split(line, '\t');
+    b->known.emplace(fields[0]);
+    const std::string path = dir + std::string(fields[0]);
+    if (fields.size() > 2 && fields[2] == "yes" &&
+        std::find(in.binaries.begin(), in.binaries.end(), path) == in.binaries.end())
+      list_paths->push_back(path);
+  }
+  return Status::pass();
+}
+
+// Each binary's --list against the table: a case without a row is a table problem, and so is a binary that is not
+// the manifest's or cannot list its cases.
+void check_listings(const CheckInputs& in, const std::vector<std::string>& list_paths,
+                    const std::vector<ExpectedRow>& table, Binaries* b, std::vector<std::string>* problems) {
+  for (const auto& path : in.binaries) b->built.insert(basename_of(path));
+  for (const auto& path : list_paths) {
+    const std::string bin = basename_of(path);
+    b->checked.insert(bin);
+    if (!b->known.empty() && !b->known.count(bin))
+      problems->push_back("TABLE: --binary " + path + " is not a binary of the manifest " + in.manifest);
+    std::vector<std::string> cases;
+    if (::access(path.c_str(), X_OK) != 0) {
+      problems->push_back("TABLE: " + path + " is not an executable binary");
+      continue;
+    }
+    if (!list_cases(path, &cases)) {
+      problems->push_back("TABLE: " + path + " --list failed");
+      continue;
+    }
+    for (const auto& c : cases) {
+      b->listed.insert(bin + "." + c);
+      if (!std::any_of(table.begin(), table.end(), [&](auto& r) { return r.binary == bin && r.case_name == c; }))
+        problems->push_back("TABLE: case " + bin + "." + c + " has no row in " + in.table_path);
+    }
+  }
+}
+
+// --plan FILE: the binary.case names this run set out to run, one a line, each optionally followed by the GPU
+// pairs planned for it ("repro_x.read 0-1 1-0"): every planned pair must leave its record (scripts/triage leaves
+// known-crash and self-test cases out). Without it every case of every --binary must have a record.
+struct Plan {
+  std::set<std::string> cases;
+  std::map<std::string, std::set<std::string>> pairs;
+};
+
+Status read_plan(const std::string& path, Plan* plan) {
+  if (path.empty()) return Status::pass();
+  std::string text;
+  if (!read_file(path, &text)) return Status::harness("cannot read --plan " + path);
+  for (auto line : split(text, '\n')) {
+    std::vector<std::string> words;
+    for (auto w : split(trim(line), ' '))
+      if (!trim(w).empty()) words.emplace_back(trim(w));
+    if (words.empty()) continue;
+    plan->cases.insert(words[0]);
+    for (size_t i = 1; i < words.size(); ++i) plan->pairs[words[0]].insert(words[i]);
+  }
+  return Status::pass();
+}
+
+// Why a table row cannot be checked (a binary the manifest lacks, a case its binary does not list), or "".
+std::string row_problem(const ExpectedRow& t, const std::string& name, const Binaries& b) {
+  if (!b.known.empty() && !b.known.count(t.binary))
+    return "TABLE: row for " + name + " names a binary that is not in the manifest (line " + std::to_string(t.line) +
+           ")";
+  if (b.checked.count(t.binary) && !b.listed.count(name))
+    return "TABLE: row for " + name + " names a case the binary does not have (line " + std::to_string(t.line) + ")";
+  return "";
+}
+
+// One row per run of the case (each pair, each record); the pairs that reported go to `pairs_seen`.
+void rows_of_runs(const ExpectedRow& t, const std::string& name, const std::vector<ExpectedRow>& table, Check* out,
+                  std::set<std::string>* pairs_seen) {
+  for (const auto& run : out->runs) {
+    if (!run.error.empty() || run.binary != t.binary || run.case_name != t.case_name) continue;
+    pairs_seen->insert(run.pair);
+    const Comparison c = compare_run(table, run);
+    // A condition on a fact the run does not report never holds: its row silently never applies.
+    if (c.standing != Standing::NotRun)
+      for (const auto& key : unreported_keys(table, t.binary, t.case_name, run.facts))
+        out->problems.push_back("TABLE: a condition of " + name + " uses '" + key + "', which run " + run.file +
+                                " does not report");
+    out->summary.rows.push_back({name, run.pair, c.expected(), verdict_name(run.verdict), result_text(c, run),
+                                 run.detail, run.metric, c.row ? c.row->evidence : "no row matches this node",
+                                 c.differs(), c.standing == Standing::NotRun});
+  }
+}
+
+// The runs the case should have left and did not: a planned pair without its record (beside the pairs that
+// reported), or no record at all of a case that was to run (a launcher that died, a test registered without
+// --json, a record that could not be written). Otherwise the case was not run here, and says why.
+void missing_rows(const ExpectedRow& t, const std::string& name, const std::set<std::string>& pairs_seen,
+                  const Plan& plan, const Binaries& b, const std::string& results, Summary* s) {
+  auto missing = [&](const std::string& pair, const std::string& result, bool changed) {
+    s->rows.push_back({name, pair, verdict_cell(t), "-", result, "", "", t.evidence, changed, !changed});
+  };
+  auto planned_pairs = plan.pairs.find(name);
+  if (planned_pairs != plan.pairs.end()) {
+    for (const auto& pair : planned_pairs->second)
+      if (!pairs_seen.count(pair))
+        missing(pair, "CHANGED: the planned run on GPUs " + pair + " left no record in " + results, true);
+    return;
+  }
+  if (!pairs_seen.empty()) return;
+  const bool planned = plan.cases.empty() ? b.built.count(t.binary) > 0 : plan.cases.count(name) > 0;
+  if (planned)
+    missing("", "CHANGED: no run record in " + results, true);
+  else
+    missing("",
+            b.built.empty()            ? "not run"
+            : !b.built.count(t.binary) ? "not run (binary not built here)"
+                                       : "not run (not in this run's plan)",
+            false);
+}
+
+// A record that could not be read is CHANGED under its file's name: the runs it held are unknown.
+Row unreadable_row(const std::vector<ExpectedRow>& table, const Run& run) {
+  const Comparison c = compare_run(table, run);
+  return {run.file, "", c.expected(), "?", result_text(c, run), run.error, "", "", true, false};
+}
+
+}  // namespace
+
+Status run_check(const CheckInputs& in, const std::vector<ExpectedRow>& table, Check* out) {
+  Binaries b;
+  std::vector<std::string> list_paths;
+  VMR_TRY(read_manifest(in, &b, &list_paths));
+  check_listings(in, list_paths, table, &b, &out->problems);
+  Plan plan;
+  VMR_TRY(read_plan(in.plan, &plan));
+  out->runs = read_runs(in.results);
+  for (const auto& run : out->runs)
+    if (!run.error.empty()) out->summary.rows.push_back(unreadable_row(table, run));
+  std::set<std::string> seen;
+  for (const auto& t : table) {
+    const std::string name = t.binary + "." + t.case_name;
+    if (!seen.insert(name).second) continue;
+    if (std::string why = row_problem(t, name, b); !why.empty()) {
+      out->problems.push_back(why);
+      continue;
+    }
+    std::set<std::string> pairs_seen;
+    rows_of_runs(t, name, table, out, &pairs_seen);
+    missing_rows(t, name, pairs_seen, plan, b, in.results, &out->summary);
+  }
+  count_rows(&out->summary);
+  out->summary.problems = int(out->problems.size());
+  return Status::pass();
+}
+
+}  // namespace vmr_tools

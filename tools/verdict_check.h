@@ -1,0 +1,33 @@
+// check_expected's comparison, the expected_verdicts test's and the triage's: every run record of a results folder
+// against expected/verdicts.md (one row per case and pair; see compare.h for the rule), and the table against the
+// binaries (each built binary's --list, the build's manifest). A case that should have run and left no readable
+// record is CHANGED, never "not run": a launcher that died must not pass.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/expected.h"
+#include "report.h"
+#include "run_records.h"
+
+namespace vmr_tools {
+
+struct CheckInputs {
+  std::string table_path;             // named in table problems
+  std::string results;                // the folder of run records
+  std::vector<std::string> binaries;  // --binary: each one's --list is checked, and its cases must have records
+  std::string manifest;               // --manifest: the build's bin/manifest.txt (empty: none)
+  std::string plan;                   // --plan: what the run set out to run (empty: every case of every --binary)
+};
+
+struct Check {
+  Summary summary;                    // the rows, their counts and the number of table problems
+  std::vector<std::string> problems;  // each table problem's line ("TABLE: ..."), in the order found
+  std::vector<Run> runs;              // every record read, for the reports made from runs (failures, GPUs)
+};
+
+// Compares as above. Harness status naming the input where --manifest or --plan cannot be read (exit 99).
+vmr::Status run_check(const CheckInputs& in, const std::vector<vmr::ExpectedRow>& table, Check* out);
+
+}  // namespace vmr_tools
