@@ -2,6 +2,7 @@
 // fleet's cells all read it).
 #include <gtest/gtest.h>
 
+#include "case_list.h"
 #include "compare.h"
 
 using namespace vmr;
@@ -80,4 +81,27 @@ TEST(Compare, ARunNoRowCoversDiffersAndAnUnreadableRecordToo) {
   cut.error = "unreadable run record repro_y.json";
   EXPECT_EQ(compare_run(table(), cut).standing, Standing::Unreadable);
   EXPECT_EQ(result_text(compare_run(table(), cut), cut), "CHANGED: unreadable run record repro_y.json");
+}
+
+// A binary's --list --json as the tools read it: triage's cases come from opt_in, never from a tag's spelling.
+TEST(CaseList, ReadsNamesAndOptInStrictly) {
+  CaseList list;
+  ASSERT_TRUE(parse_case_list(R"({"schema":"vmem-repro-cases/1","binary":"repro_x","backend":"hip","cases":[
+      {"name":"read","opt_in":false,"labels":["amd"]},{"name":"atomics","opt_in":true,"known_crash":true}]})",
+                              &list)
+                  .ok());
+  EXPECT_EQ(list.binary, "repro_x");
+  ASSERT_EQ(list.cases.size(), 2u);
+  EXPECT_EQ(list.cases[0].name, "read");
+  EXPECT_FALSE(list.cases[0].opt_in);
+  EXPECT_TRUE(list.cases[1].opt_in);
+  const char* bad[] = {
+      R"({"schema":"vmem-repro-cases/2","binary":"repro_x","cases":[]})",                 // another schema
+      R"({"schema":"vmem-repro-cases/1","cases":[]})",                                    // no binary
+      R"({"schema":"vmem-repro-cases/1","binary":"repro_x","cases":[{"name":"read"}]})",  // no opt_in
+      R"({"schema":"vmem-repro-cases/1","binary":"repro_x","cases":[{"name":"a b","opt_in":false}]})",  // bad name
+      R"({"schema":"vmem-repro-cases/1","binary":"repro_x","cases":[{"name":"read","opt_in":"no"}]})",  // not a bool
+      "read  every peer reads [known-crash]\n",  // the human --list
+  };
+  for (const char* b : bad) EXPECT_FALSE(parse_case_list(b, &list).ok()) << b;
 }

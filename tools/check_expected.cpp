@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "case_list.h"
 #include "compare.h"
 #include "flags.h"
 #include "harness/text.h"
@@ -32,11 +33,14 @@ const char kSynopsis[] =
     "usage: check_expected --table FILE --results DIR [--binary PATH]... [--manifest FILE] [--plan FILE] [--matrix]\n"
     "                      [--summary-json FILE] [--markdown FILE] [--failures-md FILE] [--gpus-md FILE]\n"
     "                      [--backends-ran FILE] [--rocm-md FILE] [--junit FILE]\n"
-    "       check_expected --record FILE.json\n";
+    "       check_expected --record FILE.json\n"
+    "       check_expected --cases LIST.json [--with-opt-in]\n";
 const char kModeHelp[] =
     "  (compare)    every run record of --results against --table; prints a row per case and pair, writes the\n"
     "               outputs asked for; --plan: the cases (and GPU pairs) that must have left records\n"
     "  --record     the verdict of each case one record holds, one \"<VERDICT> <case>\" line each\n"
+    "  --cases      the cases a plain run of the binary takes, from its `--list --json` file, one name a line;\n"
+    "               --with-opt-in: every case, the known-crash and self-test ones too\n"
     "Exit: 0 all as expected, 1 a CHANGED row or a table problem, 2 a bad command line or table, 99 an input that\n"
     "could not be read or an output that could not be written.\n";
 
@@ -128,12 +132,36 @@ int record_mode(const std::vector<std::string>& args) {
   return 0;
 }
 
+// --cases LIST.json: the cases a plain run takes, one name a line (every case with --with-opt-in), read from a
+// binary's --list --json, so scripts/triage neither parses --list nor decides a tag. Exit 99 where the list cannot
+// be read.
+int cases_mode(const std::vector<std::string>& args) {
+  std::string path;
+  bool with_opt_in = false;
+  Flags f;
+  f.values = {{"--cases", &path}};
+  f.switches = {{"--with-opt-in", &with_opt_in}};
+  if (!parse_flags(args, f) || path.empty()) return usage();
+  std::string text;
+  CaseList list;
+  Status st = read_file(path, &text) ? parse_case_list(text, &list) : Status::harness("cannot read " + path);
+  if (!st.ok()) {
+    std::fprintf(stderr, "check_expected: %s: %s\n", path.c_str(), one_line(st.detail).c_str());
+    return 99;
+  }
+  std::string out;
+  for (const auto& c : list.cases)
+    if (with_opt_in || !c.opt_in) out += c.name + "\n";
+  std::fputs(out.c_str(), stdout);
+  return 0;
+}
+
 // The modes, by their first flag. A new mode is one line here and its function.
 struct Mode {
   const char* flag;
   int (*run)(const std::vector<std::string>& args);
 };
-const Mode kModes[] = {{"--record", record_mode}};
+const Mode kModes[] = {{"--record", record_mode}, {"--cases", cases_mode}};
 
 }  // namespace
 

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "case_list.h"
 #include "compare.h"
 #include "harness/text.h"
 
@@ -17,18 +18,6 @@ using namespace vmr;
 namespace {
 
 std::string basename_of(const std::string& path) { return path.substr(path.find_last_of('/') + 1); }
-
-// Case names from `<binary> --list`: the first word of each line.
-bool list_cases(const std::string& path, std::vector<std::string>* cases) {
-  std::FILE* p = ::popen(("'" + path + "' --list").c_str(), "r");
-  if (!p) return false;
-  char line[1024];
-  while (std::fgets(line, sizeof line, p)) {
-    std::string_view l = trim(line);
-    if (!l.empty()) cases->emplace_back(l.substr(0, l.find(' ')));
-  }
-  return ::pclose(p) == 0;
-}
 
 // What the binaries and the manifest say of the table's binaries and cases.
 struct Binaries {
@@ -68,16 +57,17 @@ void check_listings(const CheckInputs& in, const std::vector<std::string>& list_
     b->checked.insert(bin);
     if (!b->known.empty() && !b->known.count(bin))
       problems->push_back("TABLE: --binary " + path + " is not a binary of the manifest " + in.manifest);
-    std::vector<std::string> cases;
     if (::access(path.c_str(), X_OK) != 0) {
       problems->push_back("TABLE: " + path + " is not an executable binary");
       continue;
     }
-    if (!list_cases(path, &cases)) {
-      problems->push_back("TABLE: " + path + " --list failed");
+    CaseList list;
+    if (Status st = list_binary(path, &list); !st.ok()) {
+      problems->push_back("TABLE: " + one_line(st.detail));
       continue;
     }
-    for (const auto& c : cases) {
+    for (const auto& listed : list.cases) {
+      const std::string& c = listed.name;
       b->listed.insert(bin + "." + c);
       if (!std::any_of(table.begin(), table.end(), [&](auto& r) { return r.binary == bin && r.case_name == c; }))
         problems->push_back("TABLE: case " + bin + "." + c + " has no row in " + in.table_path);

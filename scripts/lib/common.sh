@@ -130,10 +130,10 @@ vmr_build_single_files() {
   for f in $(vmr_manifest_from_sources | awk -F'\t' '$1 == "repro_host_shm" { print $5 }'); do
     [[ "$f" == common/harness/* ]] && harness+=("$VMR_ROOT/$f")
   done
-  # The tools' library: its files as tools/CMakeLists.txt lists them, so a new one cannot be missed here.
+  # The tools' library: its files as repro/manifest.txt lists them (CMake builds it from the same lines).
   local tools=()
-  for f in $(sed -n 's/^set(VMR_TOOL_SOURCES \(.*\))$/\1/p' "$VMR_ROOT/tools/CMakeLists.txt"); do tools+=("$VMR_ROOT/tools/$f"); done
-  [ ${#tools[@]} -gt 0 ] || { vmr_say "tools/CMakeLists.txt names no VMR_TOOL_SOURCES"; return 1; }
+  for f in $(vmr_library_sources vmr_run_records); do tools+=("$VMR_ROOT/$f"); done
+  [ ${#tools[@]} -gt 0 ] || { vmr_say "repro/manifest.txt names no sources of vmr_run_records"; return 1; }
   "$cxx" -std=c++17 -O2 -pthread -I"$VMR_ROOT/common" -I"$VMR_ROOT/tools" "$VMR_ROOT/tools/check_expected.cpp" "${tools[@]}" \
     "${harness[@]}" "$dist/expected_table.cpp" -o "$bin/check_expected" >&2 ||
     { vmr_say "building check_expected failed"; return 1; }

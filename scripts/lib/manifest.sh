@@ -1,6 +1,11 @@
 # The manifest without cmake: the same lines as $BUILD_DIR/bin/manifest.txt (binary, backend, built, defines,
 # sources), read from repro/manifest.txt, the one manifest CMake builds from too. Sourced, not run; needs VMR_ROOT.
 
+# The sources of one library of repro/manifest.txt, in build order, one per line.
+vmr_library_sources() {
+  sed 's/#.*//' "$VMR_ROOT/repro/manifest.txt" | awk -v lib="$1" '$1 == "library" && $2 == lib { for (i = 3; i <= NF; i++) print $i }'
+}
+
 # Prints the manifest with built "no" for every binary (nothing is built by reading).
 vmr_manifest_from_sources() {
   sed 's/#.*//' "$VMR_ROOT/repro/manifest.txt" | awk '
