@@ -1,9 +1,10 @@
 // The tools' library: the one observed-vs-expected rule (check_expected's rows, bug-report's failures and the
-// fleet's cells all read it).
+// fleet's cells all read it), and summary.json read back as written (the triage's report.md is made from it).
 #include <gtest/gtest.h>
 
 #include "case_list.h"
 #include "compare.h"
+#include "report.h"
 
 using namespace vmr;
 using namespace vmr_tools;
@@ -104,4 +105,38 @@ TEST(CaseList, ReadsNamesAndOptInStrictly) {
       "read  every peer reads [known-crash]\n",  // the human --list
   };
   for (const char* b : bad) EXPECT_FALSE(parse_case_list(b, &list).ok()) << b;
+}
+
+TEST(Summary, ReadsBackAsWritten) {
+  Summary s;
+  s.rows.push_back({"repro_x.read", "0-1", "PASS", "PASS", "OK", "read exactly", "333.5 GB/s", "seed", false, false});
+  s.rows.push_back(
+      {"repro_x.read", "1-0", "PASS", "FAIL", "CHANGED: 12 words | differ\nhere", "d", "", "e", true, false});
+  s.rows.push_back(
+      {"repro_x.atomics", "", "CRASH", "SKIP", "not run (skipped: no GPU \xc3\xa9)", "", "", "", false, true});
+  count_rows(&s);
+  s.problems = 2;
+  Summary back;
+  Status st = read_summary_json(summary_json(s), "summary.json", &back);
+  ASSERT_TRUE(st.ok()) << st.detail;
+  EXPECT_EQ(verdicts_md(back), verdicts_md(s));
+  EXPECT_EQ(summary_json(back), summary_json(s));
+  EXPECT_EQ(back.ok, 1);
+  EXPECT_EQ(back.changed, 1);
+  EXPECT_EQ(back.not_run, 1);
+  EXPECT_EQ(back.problems, 2);
+  EXPECT_TRUE(back.rows[1].changed);
+  EXPECT_TRUE(back.rows[2].not_run);
+}
+
+TEST(Summary, RefusesWhatIsNotOne) {
+  Summary s;
+  EXPECT_FALSE(read_summary_json("{}", "summary.json", &s).ok());
+  EXPECT_FALSE(read_summary_json("{\"schema\":\"vmem-repro-summary/1\",\"ok\":1", "summary.json", &s).ok());
+  const Status st = read_summary_json(
+      "{\"schema\":\"vmem-repro-summary/1\",\"ok\":1,\"changed\":0,\"not_run\":0,\"table_problems\":0,"
+      "\"rows\":[{\"case\":\"x.y\"}]}",
+      "s.json", &s);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.detail.find("s.json"), std::string::npos) << st.detail;
 }

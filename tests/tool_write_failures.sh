@@ -15,6 +15,12 @@ printf '%s\n' '{"schema":"vmem-repro-run/1","binary":"repro_host_shm","backend":
 "environment":{"os":"test"},"cases":[{"case":"read","verdict":"PASS","detail":"read exactly","ranks":[{"info":{}}]}]}' \
   >"$work/results/repro_host_shm.read.json"
 compare() { "$check" --table "$table" --results "$work/results" "$@"; }
+report() {  # report OUT SUMMARY [ARGS...]: check_expected's report.md mode
+  local out=$1 summary=$2
+  shift 2
+  "$check" --report-md "$out" --summary "$summary" --launches 3 --took 1.5 --modelled 0.5 --concurrency "each round" \
+    --note "host: 2 GPUs" "$@"
+}
 # expect_99 NAME PREFIX SUFFIX COMMAND...: exit 99 and one line on stderr, starting with PREFIX and ending with SUFFIX.
 expect_99() {
   local name=$1 prefix=$2 suffix=$3 rc line
@@ -33,13 +39,17 @@ limited() { bash -c 'trap "" XFSZ; ulimit -f 1; exec "$@" >/dev/null' limited "$
 compare --summary-json "$work/ok/summary.json" --markdown "$work/ok/verdicts.md" --junit "$work/ok/junit.xml" \
   >/dev/null || fail "the outputs into a folder that takes them: exit $?"
 [ "$(ls -A "$work/ok" | paste -sd' ')" = "junit.xml summary.json verdicts.md" ] || fail "left: $(ls -A "$work/ok")"
+report "$work/ok/report.md" "$work/ok/summary.json" || fail "report.md from summary.json: exit $?"
+[ "$(ls -A "$work/ok" | wc -l)" = 4 ] || fail "report.md: left $(ls -A "$work/ok")"
 
-# 1. A path under a regular file (ENOTDIR): each output, one line naming it.
+# 1. A path under a regular file (ENOTDIR): each output of each mode, one line naming it.
 : >"$work/a-file"
 for flag in --summary-json --markdown --failures-md --gpus-md --backends-ran --rocm-md --junit; do
   expect_99 "compare$flag" "check_expected: cannot write $work/a-file/out: " ": Not a directory" \
     compare "$flag" "$work/a-file/out"
 done
+expect_99 report-md "check_expected: cannot write $work/a-file/report.md: " ": Not a directory" \
+  report "$work/a-file/report.md" "$work/ok/summary.json"
 expect_99 fleet "fleet_report: cannot write $work/a-file/fleet.xml: " ": Not a directory" \
   "$build/bin/fleet_report" --table "$table" --out "$work/ok" --junit "$work/a-file/fleet.xml" "$work/results"
 grep -q "fleet report:" "$work/fleet.out" && fail "fleet_report claims its report written: $(cat "$work/fleet.out")"
@@ -55,5 +65,21 @@ expect_99 efbig "check_expected: cannot write $work/kept/verdicts.md: " "File to
   limited "$check" --table "$table" --results "$work/results" --markdown "$work/kept/verdicts.md"
 [ "$(cat "$work/kept/verdicts.md")" = "the report before" ] || fail "a failed write changed the old report"
 [ "$(ls -A "$work/kept")" = verdicts.md ] || fail "a failed write left $(ls -A "$work/kept")"
+echo "the report before" >"$work/kept/report.md"
+expect_99 efbig-report "check_expected: cannot write $work/kept/report.md: " "File too large" \
+  limited "$check" --report-md "$work/kept/report.md" --summary "$work/ok/summary.json" --launches 3 --took 1.5 \
+  --modelled 0.5 --concurrency "each round"
+[ "$(cat "$work/kept/report.md")" = "the report before" ] || fail "a failed write changed the old report.md"
 
+# 4. The report.md mode's inputs: a summary it cannot read or that is not one is 99 naming it; bad arguments are 2.
+expect_99 no-summary "check_expected: cannot read --summary $work/none.json" "" report "$work/r.md" "$work/none.json"
+echo '{"schema":"vmem-repro-run/1"}' >"$work/not-summary.json"
+expect_99 not-summary "check_expected: $work/not-summary.json is not a summary" "" \
+  report "$work/r.md" "$work/not-summary.json"
+[ ! -e "$work/r.md" ] || fail "a report.md was written from no summary"
+for bad in "--launches x" "--took -1" "--modelled 1e3" "--concurrency ''" "--bogus 1"; do
+  eval "report '$work/r.md' '$work/ok/summary.json' $bad" >/dev/null 2>"$work/bad.err"
+  rc=$?
+  [ $rc = 2 ] || fail "report.md with $bad: exit $rc, want 2"
+done
 echo "tool writes: each failure exit 99 and one line naming the file; a failed write keeps the old file whole"

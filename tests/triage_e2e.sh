@@ -188,6 +188,25 @@ for c in read atomics; do
 done
 grep -q '"changed":2' "$work/lost/summary.json" || fail "summary.json does not count the 2 lost runs as CHANGED"
 
+# A report.md that cannot be written (a check_expected whose --report-md mode fails as a full disk would): exit 99,
+# the tool's line, and the folder stays INCOMPLETE (it has no report), though every run finished.
+mkdir -p "$work/noreport/bin"
+for f in "$build/bin"/*; do ln -s "$f" "$work/noreport/bin/"; done
+rm "$work/noreport/bin/check_expected"
+cat >"$work/noreport/bin/check_expected" <<NOREPORT
+#!/usr/bin/env bash
+[ "\${1-}" != --report-md ] || { echo "check_expected: cannot write \$2: No space left on device" >&2; exit 99; }
+exec "$build/bin/check_expected" "\$@"
+NOREPORT
+chmod +x "$work/noreport/bin/check_expected"
+VMR_FAKE_GPUS=2 RESULTS_DIR=$work/noreport-out BUILD_DIR=$work/noreport "$repo/scripts/triage" >"$work/noreport.out" 2>&1
+rc=$?
+[ $rc = 99 ] || { cat "$work/noreport.out"; fail "report.md not written: exit $rc, want 99"; }
+grep -qxF "check_expected: cannot write $work/noreport-out/report.md: No space left on device" "$work/noreport.out" ||
+  fail "report.md not written: the tool's line is not shown: $(tail -n 3 "$work/noreport.out")"
+[ -e "$work/noreport-out/INCOMPLETE" ] && [ ! -e "$work/noreport-out/report.md" ] ||
+  fail "report.md not written, yet the folder reads as a finished triage"
+
 # --mesh whose run leaves no result at all (killed): every case gets its pair runs, and the lost mesh record is
 # a problem too.
 VMR_STANDIN_KILL=0,1,2 VMR_FAKE_GPUS=3 RESULTS_DIR=$work/meshlost standin --mesh >"$work/meshlost.out" 2>&1

@@ -33,6 +33,28 @@ if(NOT report MATCHES "\\| GPU 1 \\| FAIL 333.5 GB/s \\(CHANGED\\) \\| - \\|")
   message(FATAL_ERROR "report.md lacks the matrix row: ${report}")
 endif()
 
+# The triage's report.md (check_expected --report-md): the run's facts, then exactly what --markdown wrote, read back
+# from summary.json (so the report and the summary cannot disagree).
+execute_process(COMMAND ${CHECK} --report-md ${WORK}/triage-report.md --summary ${WORK}/summary.json --launches 5
+                        --took 1.5 --modelled 0.7 --concurrency "each round's runs at once"
+                        --note "cuda: 2 GPUs, 2 pair(s)" --note "hip: no GPU"
+                RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "--report-md: exit ${rc}: ${err}")
+endif()
+file(READ ${WORK}/triage-report.md triage)
+string(FIND "${triage}" "${report}" at)
+string(LENGTH "${triage}" triage_length)
+string(LENGTH "${report}" report_length)
+math(EXPR want_at "${triage_length} - ${report_length}")
+if(NOT triage MATCHES "^# vmem-repro triage, [0-9]+-[0-9]+-[0-9]+ [0-9]+:[0-9]+ UTC\n\n- node: [^\n]+, [^\n]+\n"
+   OR NOT triage MATCHES "\n- 5 launches in 1\\.5 s \\(each round's runs at once; modelled 0\\.7 s\\)\n"
+   OR NOT triage MATCHES "\n- backend cuda: 2 GPUs, 2 pair\\(s\\)\n- backend hip: no GPU\n\n## Verdicts against"
+   OR NOT at EQUAL want_at OR report_length EQUAL 0)
+  message(FATAL_ERROR "report.md is not the run's facts and then --markdown's verdicts:\n${triage}")
+endif()
+message("check_expected --report-md: the triage's facts, then the verdicts of summary.json as --markdown wrote them")
+
 # A planned pair that left no record is CHANGED, beside the pairs that did report (--plan "case pair pair ...").
 file(REMOVE ${WORK}/repro_cuda_vmm.read.1-0.json)
 file(WRITE ${WORK}/plan.txt "repro_cuda_vmm.read 0-1 1-0\n")

@@ -1,5 +1,5 @@
-// Compares observed verdicts with expected/verdicts.md: the expected_verdicts test and the triage's summary, and
-// what scripts read of a run record. One mode per first flag (kModes below); without one, the
+// Compares observed verdicts with expected/verdicts.md: the expected_verdicts test, the triage's summary and its
+// report.md, and what scripts read of a run record. One mode per first flag (kModes below); without one, the
 // comparison:
 //
 // Reads every run record (*.json) in a results directory: one per case from CTest (<binary>.<case>.json), or one
@@ -12,7 +12,10 @@
 // Exit codes as every tool's (README "Exit codes"): 0 all as expected, 1 any CHANGED or table problem, 2 a bad
 // command line or an unreadable or malformed table, 99 an input that could not be read or an output that could not
 // be written (nothing is claimed written that was not).
+#include <sys/utsname.h>
+
 #include <cstdio>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -34,13 +37,17 @@ const char kSynopsis[] =
     "                      [--summary-json FILE] [--markdown FILE] [--failures-md FILE] [--gpus-md FILE]\n"
     "                      [--backends-ran FILE] [--rocm-md FILE] [--junit FILE]\n"
     "       check_expected --record FILE.json\n"
-    "       check_expected --cases LIST.json [--with-opt-in]\n";
+    "       check_expected --cases LIST.json [--with-opt-in]\n"
+    "       check_expected --report-md FILE --summary SUMMARY.json --launches N --took SECONDS --modelled SECONDS\n"
+    "                      --concurrency TEXT [--note TEXT]...\n";
 const char kModeHelp[] =
     "  (compare)    every run record of --results against --table; prints a row per case and pair, writes the\n"
     "               outputs asked for; --plan: the cases (and GPU pairs) that must have left records\n"
     "  --record     the verdict of each case one record holds, one \"<VERDICT> <case>\" line each\n"
     "  --cases      the cases a plain run of the binary takes, from its `--list --json` file, one name a line;\n"
     "               --with-opt-in: every case, the known-crash and self-test ones too\n"
+    "  --report-md  the triage's report.md: its head (date, node, launches, --took and --modelled seconds,\n"
+    "               --concurrency, one --note per backend) and the verdicts of SUMMARY.json (--summary-json's)\n"
     "Exit: 0 all as expected, 1 a CHANGED row or a table problem, 2 a bad command line or table, 99 an input that\n"
     "could not be read or an output that could not be written.\n";
 
@@ -156,12 +163,57 @@ int cases_mode(const std::vector<std::string>& args) {
   return 0;
 }
 
+struct ReportOptions {
+  std::string out, summary;
+  TriageFacts facts;
+};
+
+bool parse_report_args(const std::vector<std::string>& args, ReportOptions* o) {
+  Flags f;
+  f.values = {{"--report-md", &o->out},   {"--summary", &o->summary},         {"--launches", &o->facts.launches},
+              {"--took", &o->facts.took}, {"--modelled", &o->facts.modelled}, {"--concurrency", &o->facts.concurrency}};
+  f.lists = {{"--note", &o->facts.notes}};
+  int64_t launches = 0;
+  double seconds = 0;
+  return parse_flags(args, f) && !o->out.empty() && !o->summary.empty() && !o->facts.concurrency.empty() &&
+         parse_int64(o->facts.launches, &launches) && launches >= 0 && parse_seconds(o->facts.took, &seconds) &&
+         parse_seconds(o->facts.modelled, &seconds);
+}
+
+// The date and node as `date -u '+%Y-%m-%d %H:%M UTC'` and `uname -n`, `uname -sr` print them.
+void now_and_node(TriageFacts* t) {
+  char when[64] = "";
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  if (::gmtime_r(&now, &utc)) std::strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", &utc);
+  t->when = when;
+  struct utsname u {};
+  if (::uname(&u) == 0) t->node = std::string(u.nodename) + ", " + u.sysname + " " + u.release;
+}
+
+// --report-md FILE: the triage's report.md from the summary.json its comparison wrote, so that the report says
+// exactly what the comparison found. Exit 99 where the summary cannot be read or the report cannot be written.
+int report_mode(const std::vector<std::string>& args) {
+  ReportOptions o;
+  if (!parse_report_args(args, &o)) return usage();
+  std::string text;
+  Summary s;
+  Status st = read_file(o.summary, &text) ? read_summary_json(text, o.summary, &s)
+                                          : Status::harness("cannot read --summary " + o.summary);
+  if (!st.ok()) {
+    std::fprintf(stderr, "check_expected: %s\n", one_line(st.detail).c_str());
+    return 99;
+  }
+  now_and_node(&o.facts);
+  return write_reports("check_expected", {{o.out, [&] { return triage_report_md(o.facts, s); }}}) ? 0 : 99;
+}
+
 // The modes, by their first flag. A new mode is one line here and its function.
 struct Mode {
   const char* flag;
   int (*run)(const std::vector<std::string>& args);
 };
-const Mode kModes[] = {{"--record", record_mode}, {"--cases", cases_mode}};
+const Mode kModes[] = {{"--record", record_mode}, {"--cases", cases_mode}, {"--report-md", report_mode}};
 
 }  // namespace
 

@@ -24,6 +24,32 @@ using namespace vmr;
 
 namespace {
 
+const char* status_of(const Row& r) { return r.changed ? "CHANGED" : r.not_run ? "not run" : "OK"; }
+
+// Fills a row from one element of summary.json's "rows"; false where it is not one.
+bool read_row(const JsonValue& v, Row* r) {
+  if (v.type != JsonValue::Object) return false;
+  const std::pair<const char*, std::string Row::*> fields[] = {
+      {"case", &Row::name},     {"pair", &Row::pair},     {"expected", &Row::expected}, {"observed", &Row::observed},
+      {"result", &Row::result}, {"detail", &Row::detail}, {"metric", &Row::metric},     {"evidence", &Row::evidence}};
+  for (const auto& [key, member] : fields) {
+    const JsonValue* f = v.get(key);
+    if (!f || f->type != JsonValue::String) return false;
+    r->*member = f->str;
+  }
+  const std::string status = v.get_string("status");
+  r->changed = status == "CHANGED";
+  r->not_run = status == "not run";
+  return r->changed || r->not_run || status == "OK";
+}
+
+bool read_count(const JsonValue& v, const char* key, int* out) {
+  const JsonValue* n = v.get(key);
+  if (!n || n->type != JsonValue::Number || n->num < 0 || n->num != double(int(n->num))) return false;
+  *out = int(n->num);
+  return true;
+}
+
 // A mesh run (one rank per GPU, "0-1-2-3": every rank imports from every other) fills every ordered pair of its
 // GPUs; a run of one pair then overrides its cell, so the failing pairs are named.
 using Grid = std::map<std::pair<std::string, std::string>, std::string>;  // (exporter, importer) -> cell
@@ -110,10 +136,27 @@ std::string summary_json(const Summary& s) {
   for (const auto& r : s.rows) {
     j.begin_object().key("case").value(r.name).key("pair").value(r.pair).key("expected").value(r.expected);
     j.key("observed").value(r.observed).key("result").value(r.result).key("detail").value(r.detail);
-    j.key("metric").value(r.metric).key("evidence").value(r.evidence).end_object();
+    j.key("metric").value(r.metric).key("evidence").value(r.evidence).key("status").value(status_of(r)).end_object();
   }
   j.end_array().end_object();
   return j.str() + "\n";
+}
+
+Status read_summary_json(std::string_view text, const std::string& source, Summary* s) {
+  JsonValue v;
+  Status st = parse_json(text, &v);
+  if (!st.ok()) return Status::harness(source + " is not JSON: " + st.detail);
+  const JsonValue* rows = v.get("rows");
+  if (v.get_string("schema") != "vmem-repro-summary/1" || !rows || rows->type != JsonValue::Array ||
+      !read_count(v, "ok", &s->ok) || !read_count(v, "changed", &s->changed) ||
+      !read_count(v, "not_run", &s->not_run) || !read_count(v, "table_problems", &s->problems))
+    return Status::harness(source + " is not a summary check_expected wrote (vmem-repro-summary/1)");
+  for (const auto& e : rows->arr) {
+    Row r;
+    if (!read_row(e, &r)) return Status::harness(source + " has a row that is not one check_expected wrote");
+    s->rows.push_back(std::move(r));
+  }
+  return Status::pass();
 }
 
 std::string console_table(const Summary& s) {
@@ -174,6 +217,16 @@ std::string rows_junit(const std::vector<Row>& rows) {
     suite.cases.push_back(std::move(c));
   }
   return junit_xml("vmem-repro", {suite});
+}
+
+std::string triage_report_md(const TriageFacts& t, const Summary& s) {
+  std::ostringstream md;
+  md << "# vmem-repro triage, " << one_line(t.when) << "\n\n- node: " << one_line(t.node) << "\n- "
+     << one_line(t.launches) << " launches in " << one_line(t.took) << " s (" << one_line(t.concurrency)
+     << "; modelled " << one_line(t.modelled) << " s)\n";
+  for (const auto& note : t.notes) md << "- backend " << one_line(note) << "\n";
+  md << "\n" << verdicts_md(s);
+  return md.str();
 }
 
 std::string failures_md(const std::vector<Run>& runs, const std::vector<ExpectedRow>& table) {

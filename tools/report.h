@@ -1,7 +1,8 @@
 // The reports the tools write and the one way they write them. check_expected's comparison is a Summary (its rows
 // and counts): the console table, summary.json, the Markdown section, the matrices and the JUnit file are each a
-// view of it. Every file goes through write_report (the harness's atomic write), and a file that could not be
-// written is one line naming it, never "written".
+// view of it, and the triage's report.md is the same Markdown read back from summary.json, so the two cannot drift.
+// Every file goes through write_report (the harness's atomic write), and a file that could not be written is one
+// line naming it, never "written".
 #pragma once
 
 #include <functional>
@@ -29,8 +30,11 @@ struct Summary {
 // Sets ok, changed and not_run from the rows.
 void count_rows(Summary* s);
 
-// summary.json ("vmem-repro-summary/1"): the counts and every row.
+// summary.json ("vmem-repro-summary/1"): the counts and every row, each with its status ("OK", "CHANGED" or
+// "not run").
 std::string summary_json(const Summary& s);
+// The Summary summary_json wrote. Harness status naming `source` where the text is not such a summary.
+vmr::Status read_summary_json(std::string_view text, const std::string& source, Summary* s);
 
 // The console table: case / pair / expected / observed / result, then the counts.
 std::string console_table(const Summary& s);
@@ -40,6 +44,16 @@ std::string matrices(const std::vector<Row>& rows, bool markdown);
 std::string verdicts_md(const Summary& s);
 // JUnit XML: a testcase per case and pair; CHANGED is a failure, "not run" a skip with its reason.
 std::string rows_junit(const std::vector<Row>& rows);
+
+// What scripts/triage knows of its own run, for the head of report.md.
+struct TriageFacts {
+  std::string when;  // "2025-01-31 12:00 UTC"
+  std::string node;  // "host, Linux 6.1.0-18-amd64": uname's node name, system and release
+  std::string launches, took, concurrency, modelled;
+  std::vector<std::string> notes;  // one per backend: what it ran, or why nothing
+};
+// report.md: a heading with the date, the node, the launches and their time, each backend's note, then verdicts_md.
+std::string triage_report_md(const TriageFacts& t, const Summary& s);
 
 // For a bug report: every run that did not pass or differs from expected/, with its command and the last stderr
 // lines of each rank (where ROCm's "Memory access fault by GPU node-N ... Reason: ..." appears).
