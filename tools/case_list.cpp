@@ -1,10 +1,12 @@
 #include "case_list.h"
 
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 
 #include "harness/json.h"
 #include "harness/options.h"
@@ -37,15 +39,20 @@ Status parse_case_list(const std::string& json, CaseList* out) {
 }
 
 Status list_binary(const std::string& binary, CaseList* out) {
-  char path[] = "/tmp/vmr-case-list-XXXXXX";
-  const int fd = ::mkstemp(path);
-  if (fd < 0) return Status::harness("cannot make a temporary file for " + binary + " --list --json");
+  const char* tmpdir = ::getenv("TMPDIR");
+  std::string path = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/vmr-case-list-XXXXXX";
+  const int fd = ::mkstemp(path.data());
+  if (fd < 0)
+    return Status::harness("cannot make a temporary file for " + binary + " --list --json: " + std::strerror(errno));
   ::close(fd);
-  ScopeExit remove([&] { ::unlink(path); });
+  ScopeExit remove([&] { ::unlink(path.c_str()); });
+  ::signal(SIGCHLD, SIG_DFL);  // handed down ignored, the kernel would reap the child and waitpid fail
   const pid_t pid = ::fork();
-  if (pid < 0) return Status::harness("fork for " + binary + " --list --json failed");
+  if (pid < 0) return Status::harness("fork for " + binary + " --list --json failed: " + std::strerror(errno));
   if (pid == 0) {
-    ::execl(binary.c_str(), binary.c_str(), "--list", "--json", path, static_cast<char*>(nullptr));
+    // As at CMake's discovery: the HIP runtime must not start at load time (cmake/DiscoverCases.cmake).
+    ::setenv("HIP_ENABLE_DEFERRED_LOADING", "1", 1);
+    ::execl(binary.c_str(), binary.c_str(), "--list", "--json", path.c_str(), static_cast<char*>(nullptr));
     ::_exit(127);
   }
   int status = 0;
@@ -53,7 +60,10 @@ Status list_binary(const std::string& binary, CaseList* out) {
   do reaped = ::waitpid(pid, &status, 0);
   while (reaped < 0 && errno == EINTR);
   if (reaped != pid) return Status::harness("waitpid for " + binary + " --list --json failed");
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return Status::harness(binary + " --list --json failed");
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return Status::harness(binary + " --list --json " +
+                           (WIFEXITED(status) ? "exited " + std::to_string(WEXITSTATUS(status))
+                                              : "was killed by signal " + std::to_string(WTERMSIG(status))));
   std::string text;
   if (!read_file(path, &text)) return Status::harness("cannot read what " + binary + " --list --json wrote");
   return parse_case_list(text, out);

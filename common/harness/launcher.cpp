@@ -204,9 +204,11 @@ int launcher_main(const ReproBinary& bin, int argc, char** argv) {
   std::vector<const CaseDef*> selected = select_cases(table, bin, o);
   auto env = [](const char* k) -> const char* { return ::getenv(k); };
   int ranks = 0;
-  Status st = resolve_ranks(o, env, &ranks);
   RunSummary run{bin.name, bin.backend.name, {}, {}, {}, {}};
-  if (st.ok()) st = resolve_devices(o, ranks, env, &run.devices, &run.device_source);
+  const Status st = [&]() -> Status {  // initialised, not reassigned: see rank_main (nvcc #2810-D)
+    VMR_TRY(resolve_ranks(o, env, &ranks));
+    return resolve_devices(o, ranks, env, &run.devices, &run.device_source);
+  }();
   if (!st.ok()) {
     std::printf("VERDICT: HARNESS %s.- %s\n", bin.name, printable(st.detail, 400).c_str());
     return exit_code(Verdict::Harness);

@@ -71,8 +71,13 @@ Status run_case_body(const ReproBinary& bin, const CaseDef& c, RankContext& ctx)
 // launcher can check one against the other.
 int rank_main(const ReproBinary& bin, int argc, char** argv) {
   RankArgs a;
-  Status parsed = argc == 2 ? parse_rank_flag(argv[1], &a) : Status::harness("the rank flag must be the only argument");
-  if (parsed.ok()) parsed = check_rank_fds(a);
+  // Statuses here are initialised, never reassigned: nvcc warns (#2810-D) on assigning a [[nodiscard]] type from a
+  // call, and the single-file CUDA reproducer compiles this file with nvcc.
+  const Status parsed = [&]() -> Status {
+    if (argc != 2) return Status::harness("the rank flag must be the only argument");
+    VMR_TRY(parse_rank_flag(argv[1], &a));
+    return check_rank_fds(a);
+  }();
   if (!parsed.ok()) {
     std::fprintf(stderr, "%s: %s\n", bin.name, printable(parsed.detail, 400).c_str());
     return exit_code(Verdict::Harness);
@@ -100,15 +105,16 @@ int rank_main(const ReproBinary& bin, int argc, char** argv) {
   }
 
   // Every rank must be able to run before any starts: one rank without its device must not strand the others.
-  Status ready = mesh.barrier("start");
-  ctx.ready_now();
-  if (ready.ok()) {
+  const Status ready = [&]() -> Status {
+    Status started = mesh.barrier("start");
+    ctx.ready_now();
+    if (!started.ok()) return started;
     try {
-      ready = ctx.agree(bin.backend.describe_rank(ctx));
+      return ctx.agree(bin.backend.describe_rank(ctx));
     } catch (const std::exception& e) {
-      ready = Status::harness(std::string("uncaught exception in describe: ") + e.what());
+      return Status::harness(std::string("uncaught exception in describe: ") + e.what());
     }
-  }
+  }();
   ctx.keep_facts_so_far();
   if (ready.verdict == Verdict::Skip) {  // nothing here can run any case: each says why
     int code = 0;
