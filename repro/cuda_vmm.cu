@@ -18,6 +18,7 @@
 #include "cuda/cuda_api.h"
 #include "cuda/cuda_vmem.h"
 #include "gpu/gpu_host.h"
+#include "gpu/vmem_share.h"
 #include "harness/harness.h"
 
 namespace {
@@ -32,26 +33,11 @@ using vmr_cuda::Handle;
 using vmr_cuda::Mapping;
 using vmr_cuda::Reservation;
 
-// What describe() learns once per rank and every case uses.
+// What describe() learns once per rank and every case reads (harness.h hands it to each case).
 struct RankState {
-  size_t granule = 0;  // cuMemGetAllocationGranularity, minimum
-} rank_state;
-
-// Owner: memory on this rank's device, mapped, accessible to its device only (each importer grants its own, in its
-// own process), exported as a POSIX fd.
-Status allocate_exported(RankContext& ctx, size_t size, Block* b, UniqueFd* fd) {
-  VMR_TRY(vmr_cuda::create(ctx.device(), size, &b->mem));
-  VMR_TRY(vmr_cuda::reserve(size, &b->range));
-  VMR_TRY(vmr_cuda::map(b->range.va, size, b->mem, &b->map));
-  VMR_TRY(vmr_cuda::set_access(b->range.va, size, {ctx.device()}));
-  return vmr_cuda::export_fd(b->mem, fd);
-}
-
-// Every rank sends its fd to every other rank and imports every other rank's memory.
-Status exchange(RankContext& ctx, const UniqueFd& own_fd, size_t size, std::vector<Block>* peers) {
-  return import_from_peers(ctx, own_fd.get(), peers,
-                           [&](int fd, Block* b) { return vmr_cuda::import_block(ctx.device(), fd, size, b); });
-}
+  vmr_cuda::Vmem cuda;  // this rank's device, bound into its driver calls
+  size_t granule = 0;   // cuMemGetAllocationGranularity, minimum
+};
 
 // --- what every case needs: the driver, the device, VMM and P2P support ------------------------------------------
 
@@ -63,7 +49,7 @@ std::string uuid_text(const CUuuid& u) {
   return buf;
 }
 
-Status describe(RankContext& ctx) {
+Status describe(RankContext& ctx, RankState* state) {
   VMR_TRY(vmr_cuda::load_api());
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
@@ -100,8 +86,9 @@ Status describe(RankContext& ctx) {
   if (!posix_fd)
     return Status::skip("device " + std::to_string(ctx.device()) +
                         ": CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED is 0");
-  VMR_TRY(vmr_cuda::granularity(ctx.device(), &rank_state.granule));
-  ctx.info("vmm_granularity", std::to_string(rank_state.granule));
+  VMR_TRY(vmr_cuda::granularity(ctx.device(), &state->granule));
+  ctx.info("vmm_granularity", std::to_string(state->granule));
+  state->cuda = {ctx.device()};
 
   // Each pair this rank touches, both ways: access, native atomics, performance rank.
   for (int j = 0; j < ctx.ranks(); ++j) {
@@ -131,18 +118,18 @@ Status describe(RankContext& ctx) {
 
 constexpr size_t kReadBytes = size_t(256) << 20;
 
-Status case_read(RankContext& ctx) {
-  const size_t size = read_plan(rank_state.granule, kReadBytes).bytes, n = size / sizeof(u64);
+Status case_read(RankContext& ctx, const RankState& state) {
+  const size_t size = read_plan(state.granule, kReadBytes).bytes, n = size / sizeof(u64);
   Block own;
   UniqueFd fd;
-  VMR_TRY(allocate_exported(ctx, size, &own, &fd));
+  VMR_TRY(allocate_exported(state.cuda, size, &own, &fd));
   VMR_TRY(fill_pattern(own.span(), ctx.rank(), "the owner's memory"));
   u64 own_sum = 0;
   VMR_TRY(checksum(own.span(), &own_sum));
   ctx.phase_done("setup");
 
   std::vector<Block> peers;
-  VMR_TRY(exchange(ctx, fd, size, &peers));
+  VMR_TRY(exchange(ctx, state.cuda, fd, size, &peers));
   ctx.phase_done("exchange");
 
   VMR_TRY(verify_peer_reads(ctx, spans_of(peers), own_sum));
@@ -195,15 +182,15 @@ Status case_read(RankContext& ctx) {
                       " MiB of every rank read exactly by every peer (pattern and checksum)");
 }
 
-Status case_atomics(RankContext& ctx) {
+Status case_atomics(RankContext& ctx, const RankState& state) {
   AtomicsRound sys, dev;
-  const size_t size = atomics_plan(rank_state.granule, AtomicsRound::kCounters).bytes;
+  const size_t size = atomics_plan(state.granule, AtomicsRound::kCounters).bytes;
   Block own;
   UniqueFd fd;
-  VMR_TRY(allocate_exported(ctx, size, &own, &fd));
+  VMR_TRY(allocate_exported(state.cuda, size, &own, &fd));
   ctx.phase_done("setup");
   std::vector<Block> peers;
-  VMR_TRY(exchange(ctx, fd, size, &peers));
+  VMR_TRY(exchange(ctx, state.cuda, fd, size, &peers));
   ctx.phase_done("exchange");
 
   // System scope drives the verdict.
@@ -227,26 +214,26 @@ Status case_atomics(RankContext& ctx) {
 
 constexpr int kPow2Blocks = 4;
 
-Status case_remap(RankContext& ctx) {
-  const size_t g = pow2_block_plan(rank_state.granule).bytes;  // one block: one granule
+Status case_remap(RankContext& ctx, const RankState& state) {
+  const size_t g = pow2_block_plan(state.granule).bytes;  // one block: one granule
   Reservation range;
-  VMR_TRY(vmr_cuda::reserve(kPow2Blocks * g, &range));
+  VMR_TRY(state.cuda.reserve(kPow2Blocks * g, &range));
   Handle mem[kPow2Blocks];
   Mapping maps[kPow2Blocks];
   for (int b = 0; b < kPow2Blocks; ++b) {
-    VMR_TRY(vmr_cuda::create(ctx.device(), g, &mem[b]));
-    VMR_TRY(vmr_cuda::map(range.at(b * g), g, mem[b], &maps[b]));
-    VMR_TRY(vmr_cuda::set_access(range.va, (b + 1) * g, {ctx.device()}));  // base VA, cumulative size
+    VMR_TRY(state.cuda.create(g, &mem[b]));
+    VMR_TRY(state.cuda.map(range.at(b * g), g, mem[b], &maps[b]));
+    VMR_TRY(state.cuda.set_access(range.va, (b + 1) * g, {ctx.device()}));  // base VA, cumulative size
     VMR_TRY(write_and_check(maps[b].span(), b, "block " + std::to_string(b)));
   }
   ctx.phase_done("setup");
 
   const int reused = 2;
-  VMR_TRY(vmr_cuda::unmap(&maps[reused]));  // checked: new memory goes at this VA next
+  VMR_TRY(state.cuda.unmap(&maps[reused]));  // checked: new memory goes at this VA next
   mem[reused].reset();
-  VMR_TRY(vmr_cuda::create(ctx.device(), g, &mem[reused]));
-  VMR_TRY(vmr_cuda::map(range.at(reused * g), g, mem[reused], &maps[reused]));
-  VMR_TRY(vmr_cuda::set_access(range.va, range.size, {ctx.device()}));
+  VMR_TRY(state.cuda.create(g, &mem[reused]));
+  VMR_TRY(state.cuda.map(range.at(reused * g), g, mem[reused], &maps[reused]));
+  VMR_TRY(state.cuda.set_access(range.va, range.size, {ctx.device()}));
   ctx.phase_done("run");
   VMR_TRY(write_and_check(maps[reused].span(), 100 + ctx.rank(), "remapped block"));
   for (int b = 0; b < kPow2Blocks; ++b)
@@ -269,20 +256,20 @@ struct SubrangeTry {  // members in this order: destruction unmaps, releases, th
   Mapping maps[2];
 };
 
-Status case_set_access_subrange(RankContext& ctx) {
-  const size_t g = rank_state.granule, g2 = subrange_second_block_plan(g).bytes;
+Status case_set_access_subrange(RankContext& ctx, const RankState& state) {
+  const size_t g = state.granule, g2 = subrange_second_block_plan(g).bytes;
   std::array<SubrangeTry, kSubrangeTries> tries;
   std::vector<std::string> refused;
   std::string first_refusal;
   for (int t = 0; t < kSubrangeTries; ++t) {
     SubrangeTry& s = tries[t];
-    VMR_TRY(vmr_cuda::reserve(g + g2, &s.range));
-    VMR_TRY(vmr_cuda::create(ctx.device(), g, &s.mem[0]));
-    VMR_TRY(vmr_cuda::map(s.range.va, g, s.mem[0], &s.maps[0]));
-    VMR_TRY(vmr_cuda::set_access(s.range.va, g, {ctx.device()}));
-    VMR_TRY(vmr_cuda::create(ctx.device(), g2, &s.mem[1]));
-    VMR_TRY(vmr_cuda::map(s.range.at(g), g2, s.mem[1], &s.maps[1]));
-    Status subrange = vmr_cuda::set_access(s.range.at(g), g2, {ctx.device()});
+    VMR_TRY(state.cuda.reserve(g + g2, &s.range));
+    VMR_TRY(state.cuda.create(g, &s.mem[0]));
+    VMR_TRY(state.cuda.map(s.range.va, g, s.mem[0], &s.maps[0]));
+    VMR_TRY(state.cuda.set_access(s.range.va, g, {ctx.device()}));
+    VMR_TRY(state.cuda.create(g2, &s.mem[1]));
+    VMR_TRY(state.cuda.map(s.range.at(g), g2, s.mem[1], &s.maps[1]));
+    Status subrange = state.cuda.set_access(s.range.at(g), g2, {ctx.device()});
     if (!subrange.ok()) {
       refused.push_back(std::to_string(t + 1));
       if (first_refusal.empty()) first_refusal = subrange.detail;
@@ -299,18 +286,18 @@ Status case_set_access_subrange(RankContext& ctx) {
                       std::to_string(kSubrangeTries) + " reservations alive at once; every block reads back exactly");
 }
 
-Status case_set_access_hole(RankContext& ctx) {
-  const size_t g = pow2_block_plan(rank_state.granule).bytes;
+Status case_set_access_hole(RankContext& ctx, const RankState& state) {
+  const size_t g = pow2_block_plan(state.granule).bytes;
   Reservation range;
-  VMR_TRY(vmr_cuda::reserve(3 * g, &range));
+  VMR_TRY(state.cuda.reserve(3 * g, &range));
   Handle mem[2];
   Mapping maps[2];
-  VMR_TRY(vmr_cuda::create(ctx.device(), g, &mem[0]));
-  VMR_TRY(vmr_cuda::map(range.va, g, mem[0], &maps[0]));
-  VMR_TRY(vmr_cuda::create(ctx.device(), g, &mem[1]));
-  VMR_TRY(vmr_cuda::map(range.at(2 * g), g, mem[1], &maps[1]));  // the middle granule stays unmapped: a hole
+  VMR_TRY(state.cuda.create(g, &mem[0]));
+  VMR_TRY(state.cuda.map(range.va, g, mem[0], &maps[0]));
+  VMR_TRY(state.cuda.create(g, &mem[1]));
+  VMR_TRY(state.cuda.map(range.at(2 * g), g, mem[1], &maps[1]));  // the middle granule stays unmapped: a hole
   ctx.phase_done("setup");
-  Status whole = vmr_cuda::set_access(range.va, 3 * g, {ctx.device()});
+  Status whole = state.cuda.set_access(range.va, 3 * g, {ctx.device()});
   if (!whole.ok())
     return Status::fail("cuMemSetAccess(base, 3 granules) over a range whose middle granule is unmapped: " +
                         whole.detail);
@@ -332,31 +319,31 @@ Status case_set_access_hole(RankContext& ctx) {
 // fd, maps, sets access, and its atomics must land in the owner's new memory exactly.
 constexpr u64 kCounters = 1024, kAddsPerThread = 64;
 
-Status case_peer_reimport(RankContext& ctx) {
-  const size_t size = peer_reimport_plan(rank_state.granule, kCounters).bytes;
+Status case_peer_reimport(RankContext& ctx, const RankState& state) {
+  const size_t size = peer_reimport_plan(state.granule, kCounters).bytes;
   Block own;
   UniqueFd fd;
-  VMR_TRY(allocate_exported(ctx, size, &own, &fd));
+  VMR_TRY(allocate_exported(state.cuda, size, &own, &fd));
   std::vector<Block> peers;
-  VMR_TRY(exchange(ctx, fd, size, &peers));
+  VMR_TRY(exchange(ctx, state.cuda, fd, size, &peers));
   VMR_TRY(ctx.mesh().barrier("generation-1"));
   ctx.phase_done("setup");
 
   // Generation 2: the owner renews its block at the same VA and stamps word 0 with the generation.
   const u64 generation = 2;
-  VMR_TRY(vmr_cuda::unmap(&own.map));  // checked: new memory goes at this VA next
+  VMR_TRY(state.cuda.unmap(&own.map));  // checked: new memory goes at this VA next
   own.mem.reset();
-  VMR_TRY(vmr_cuda::create(ctx.device(), size, &own.mem));
-  VMR_TRY(vmr_cuda::map(own.range.va, size, own.mem, &own.map));
-  VMR_TRY(vmr_cuda::set_access(own.range.va, size, {ctx.device()}));
+  VMR_TRY(state.cuda.create(size, &own.mem));
+  VMR_TRY(state.cuda.map(own.range.va, size, own.mem, &own.map));
+  VMR_TRY(state.cuda.set_access(own.range.va, size, {ctx.device()}));
   VMR_TRY(zero_words(own.span(), 0, own.span().words));
   VMR_TRY(store_word(own.span(), 0, generation));
-  VMR_TRY(vmr_cuda::export_fd(own.mem, &fd));
+  VMR_TRY(state.cuda.export_fd(own.mem, &fd));
   const std::string announced = "generation " + std::to_string(generation);
   VMR_TRY(ctx.mesh().share_fd(fd.get(), announced, [&](int j, int peer_fd, const std::string& note) {
     if (note != announced) return Status::harness("rank " + std::to_string(j) + " announced '" + note + "'");
-    VMR_TRY(vmr_cuda::unmap(&peers[j].map));  // the stale mapping goes (checked); the VA range stays ours
-    VMR_TRY(vmr_cuda::import_block(ctx.device(), peer_fd, size, &peers[j]));
+    VMR_TRY(state.cuda.unmap(&peers[j].map));  // the stale mapping goes (checked); the VA range stays ours
+    VMR_TRY(import_block(state.cuda, peer_fd, size, &peers[j]));
     // The new mapping must show the owner's stamp: a bounded wait, never a hung GPU.
     return wait_for_stamp(peers[j].span(), generation, "rank " + std::to_string(j) + "'s");
   }));
@@ -385,30 +372,31 @@ Status case_peer_reimport(RankContext& ctx) {
 
 // Self-test: the last rank writes through a VA it unmapped. The GPU fault must come back as a FAIL naming the
 // driver's error, and the other ranks must hear about it rather than wait.
-Status write_through_unmapped(RankContext& ctx) {
-  const size_t g = rank_state.granule;
+Status write_through_unmapped(RankContext& ctx, const RankState& state) {
+  const size_t g = state.granule;
   Block b;
-  VMR_TRY(vmr_cuda::create(ctx.device(), g, &b.mem));
-  VMR_TRY(vmr_cuda::reserve(g, &b.range));
-  VMR_TRY(vmr_cuda::map(b.range.va, g, b.mem, &b.map));
-  VMR_TRY(vmr_cuda::set_access(b.range.va, g, {ctx.device()}));
-  VMR_TRY(vmr_cuda::unmap(&b.map));  // unmapped (checked); the VA stays reserved
+  VMR_TRY(state.cuda.create(g, &b.mem));
+  VMR_TRY(state.cuda.reserve(g, &b.range));
+  VMR_TRY(state.cuda.map(b.range.va, g, b.mem, &b.map));
+  VMR_TRY(state.cuda.set_access(b.range.va, g, {ctx.device()}));
+  VMR_TRY(state.cuda.unmap(&b.map));  // unmapped (checked); the VA stays reserved
   // The one launch that bypasses the footprint guard on purpose: the guard would (rightly) refuse it.
   k_store<<<1, 1>>>(b.ptr(), 1);
   VMR_TRY(finish("k_store through an unmapped VA"));
   return Status::fail("a kernel wrote through an unmapped VA without an error");
 }
 
-Status case_fault(RankContext& ctx) {
-  return ctx.agree(ctx.rank() == ctx.ranks() - 1 ? write_through_unmapped(ctx) : Status::pass());
+Status case_fault(RankContext& ctx, const RankState& state) {
+  return ctx.agree(ctx.rank() == ctx.ranks() - 1 ? write_through_unmapped(ctx, state) : Status::pass());
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  static const vmr::ReproBinary binary{
+  static const vmr::Binary<RankState> binary{
       "repro_cuda_vmm",
-      {"cuda", describe},
+      "cuda",
+      describe,
       {
           {"read", "every peer reads each owner's 256 MiB exactly; kernel vs cuMemcpyDtoD peer bandwidth", case_read},
           {"atomics", "every rank adds into every peer's counters at system scope (exact); device scope as info",

@@ -20,6 +20,7 @@
 #include "amd/amd_env.h"
 #include "amd/hip_vmem.h"
 #include "gpu/gpu_host.h"
+#include "gpu/vmem_share.h"
 #include "harness/harness.h"
 
 #ifndef VMR_UNCACHED
@@ -44,36 +45,22 @@ constexpr hipMemAllocationType kAllocType = hipMemAllocationTypePinned;
 constexpr const char* kTypeName = "hipMemAllocationTypePinned (1)";
 #endif
 
-// What describe() learns once per rank and every case uses.
+// What describe() learns once per rank and every case reads (harness.h hands it to each case).
 struct RankState {
   vmr_amd::Env amd;
-  size_t granule = 0;  // hipMemGetAllocationGranularity of kAllocType, minimum
-} rank_state;
+  vmr_hip::Session session;  // the rank's agent and osHandle convention, and whether a stale unmap stopped VMem use
+  vmr_hip::Vmem hip;         // the session, the device and kAllocType, bound into every VMem call
+  size_t granule = 0;        // hipMemGetAllocationGranularity of kAllocType, minimum
+};
 
-// Owner: memory of kAllocType on our device, mapped, accessible to our device only (each importer grants its own),
-// checked by a write and a read, exported as an fd.
-Status allocate_exported(RankContext& ctx, size_t size, Block* b, UniqueFd* fd) {
-  VMR_TRY(vmr_hip::create(ctx.device(), kAllocType, size, &b->mem));
-  VMR_TRY(vmr_hip::reserve(size, &b->range));
-  VMR_TRY(vmr_hip::map(b->range.va, size, b->mem, &b->map));
-  VMR_TRY(vmr_hip::set_access(b->range.va, size, {ctx.device()}));
-  VMR_TRY(write_and_check(b->span(), ctx.rank(), "owner's mapping after hipMemMap"));
-  return vmr_hip::export_fd(b->mem, fd);
-}
-
-// Every rank sends its fd to every other rank and imports every other rank's memory.
-Status exchange(RankContext& ctx, const UniqueFd& own_fd, size_t size, std::vector<Block>* peers) {
-  return import_from_peers(ctx, own_fd.get(), peers,
-                           [&](int fd, Block* b) { return vmr_hip::import_block(ctx.device(), fd, size, b); });
-}
-
-Status describe(RankContext& ctx) {
+Status describe(RankContext& ctx, RankState* state) {
 #if VMR_UNCACHED
   // The expected table's SKIP rows condition on this fact: reported even when describe stops before the probe.
   ctx.info("uncached_accepted", "unknown (describe stopped before the probe)");
 #endif
-  VMR_TRY(vmr_amd::describe_rank(ctx, &rank_state.amd));
-  VMR_TRY(vmr_hip::describe_vmem(ctx, rank_state.amd));
+  VMR_TRY(vmr_amd::describe_rank(ctx, &state->amd));
+  VMR_TRY(vmr_hip::describe_vmem(ctx, state->amd, &state->session));
+  state->hip = {&state->session, ctx.device(), kAllocType};
   ctx.info("alloc_type", kTypeName);
 #if VMR_UNCACHED
   // Before HIP 7.0.2 CLR rejects every type but Pinned with hipErrorInvalidValue, in hipMemCreate and in
@@ -82,7 +69,7 @@ Status describe(RankContext& ctx) {
   size_t pinned_granule = 0;
   VMR_TRY(vmr_hip::granularity(ctx.device(), hipMemAllocationTypePinned, &pinned_granule));
   vmr_hip::Handle probe;
-  Status accepted = vmr_hip::create(ctx.device(), kAllocType, pinned_granule, &probe);
+  Status accepted = state->hip.create(pinned_granule, &probe);
   ctx.info("uncached_alloc_type", accepted.ok() ? "accepted by hipMemCreate" : "rejected: " + accepted.detail);
   ctx.info("uncached_accepted", accepted.ok() ? "yes" : "no");  // what the expected table's SKIP rows condition on
   // Only the type's rejection is a SKIP; any other error (out of memory, say) is a failure to report.
@@ -90,8 +77,8 @@ Status describe(RankContext& ctx) {
     return Status::skip(accepted.detail + ": hipMemCreate accepts hipMemAllocationTypeUncached from HIP 7.0.2");
   VMR_TRY(accepted);
 #endif
-  VMR_TRY(vmr_hip::granularity(ctx.device(), kAllocType, &rank_state.granule));
-  ctx.info("vmem_granularity", std::to_string(rank_state.granule));
+  VMR_TRY(vmr_hip::granularity(ctx.device(), kAllocType, &state->granule));
+  ctx.info("vmem_granularity", std::to_string(state->granule));
   return Status::pass();
 }
 
@@ -99,16 +86,17 @@ Status describe(RankContext& ctx) {
 
 constexpr size_t kReadBytes = size_t(64) << 20;
 
-Status case_read(RankContext& ctx) {
-  const size_t size = read_plan(rank_state.granule, kReadBytes).bytes;
+Status case_read(RankContext& ctx, const RankState& state) {
+  const size_t size = read_plan(state.granule, kReadBytes).bytes;
   Block own;
   UniqueFd fd;
-  VMR_TRY(allocate_exported(ctx, size, &own, &fd));  // leaves the owner's pattern in place
+  VMR_TRY(allocate_exported(state.hip, size, &own, &fd));
+  VMR_TRY(write_and_check(own.span(), ctx.rank(), "owner's mapping after hipMemMap"));  // the pattern peers read
   u64 own_sum = 0;
   VMR_TRY(checksum(own.span(), &own_sum));
   ctx.phase_done("setup");
   std::vector<Block> peers;
-  VMR_TRY(exchange(ctx, fd, size, &peers));
+  VMR_TRY(exchange(ctx, state.hip, fd, size, &peers));
   ctx.phase_done("exchange");
   VMR_TRY(verify_peer_reads(ctx, spans_of(peers), own_sum));
   ctx.phase_done("verify");
@@ -118,15 +106,16 @@ Status case_read(RankContext& ctx) {
 }
 
 // The bug: peers' system-scope atomics into memory hipMemCreate took from the coarse-grained pool.
-Status case_atomics(RankContext& ctx) {
+Status case_atomics(RankContext& ctx, const RankState& state) {
   AtomicsRound sys, dev;
-  const size_t size = atomics_plan(rank_state.granule, AtomicsRound::kCounters).bytes;
+  const size_t size = atomics_plan(state.granule, AtomicsRound::kCounters).bytes;
   Block own;
   UniqueFd fd;
-  VMR_TRY(allocate_exported(ctx, size, &own, &fd));
+  VMR_TRY(allocate_exported(state.hip, size, &own, &fd));
+  VMR_TRY(write_and_check(own.span(), ctx.rank(), "owner's mapping after hipMemMap"));
   ctx.phase_done("setup");
   std::vector<Block> peers;
-  VMR_TRY(exchange(ctx, fd, size, &peers));
+  VMR_TRY(exchange(ctx, state.hip, fd, size, &peers));
   ctx.phase_done("exchange");
   std::fprintf(stderr, "system-scope atomics into peer %s VMem: on affected nodes the GPU faults here\n", kTypeName);
   std::fflush(stderr);
@@ -143,14 +132,14 @@ Status case_atomics(RankContext& ctx) {
 
 #if VMR_UNCACHED
 // The allocation itself works: each rank's own atomics into its own Uncached VMem, no peer involved.
-Status case_local(RankContext& ctx) {
+Status case_local(RankContext& ctx, const RankState& state) {
   AtomicsRound round;
-  const size_t size = atomics_plan(rank_state.granule, AtomicsRound::kCounters).bytes;
+  const size_t size = atomics_plan(state.granule, AtomicsRound::kCounters).bytes;
   Block own;
-  VMR_TRY(vmr_hip::create(ctx.device(), kAllocType, size, &own.mem));
-  VMR_TRY(vmr_hip::reserve(size, &own.range));
-  VMR_TRY(vmr_hip::map(own.range.va, size, own.mem, &own.map));
-  VMR_TRY(vmr_hip::set_access(own.range.va, size, {ctx.device()}));
+  VMR_TRY(state.hip.create(size, &own.mem));
+  VMR_TRY(state.hip.reserve(size, &own.range));
+  VMR_TRY(state.hip.map(own.range.va, size, own.mem, &own.map));
+  VMR_TRY(state.hip.set_access(own.range.va, size, {ctx.device()}));
   ctx.phase_done("setup");
   VMR_TRY(zero_words(own.span(), 0, round.counters));
   VMR_TRY(add_into(own.span(), 0, round.counters, round.adds_per_thread, true));
@@ -169,9 +158,10 @@ Status case_local(RankContext& ctx) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  static const vmr::ReproBinary binary{
+  static const vmr::Binary<RankState> binary{
       kBinary,
-      {"hip", describe},
+      "hip",
+      describe,
       {
 #if VMR_UNCACHED
           {"local", "Uncached VMem on one device: local system-scope atomics (no peer)", case_local},

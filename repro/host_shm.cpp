@@ -98,7 +98,7 @@ Status exchange(RankContext& ctx, int own_fd, size_t size, std::vector<Mapping>*
   });
 }
 
-Status describe_host(RankContext& ctx) {
+Status describe_host(RankContext& ctx, vmr::NoState*) {
   ctx.info("device", "cpu (host baseline; --devices ignored)");
   ctx.info("page_size", std::to_string(::sysconf(_SC_PAGESIZE)));
   return Status::pass();
@@ -106,7 +106,7 @@ Status describe_host(RankContext& ctx) {
 
 // --- cases ------------------------------------------------------------------------------------------------------
 
-Status case_read(RankContext& ctx) {
+Status case_read(RankContext& ctx, const vmr::NoState&) {
   Mapping own;
   UniqueFd fd;
   VMR_TRY(create_owned(kReadBytes, &own, &fd));
@@ -137,7 +137,7 @@ Status case_read(RankContext& ctx) {
                       " ranks read exactly by every peer");
 }
 
-Status case_atomics(RankContext& ctx) {
+Status case_atomics(RankContext& ctx, const vmr::NoState&) {
   const size_t bytes = kCounters * kCounterStride * sizeof(uint64_t);
   Mapping own;
   UniqueFd fd;
@@ -197,7 +197,7 @@ Status case_atomics(RankContext& ctx) {
 }
 
 // Self-test: the last rank writes through a VA it just unmapped; the launcher must report CRASH naming SIGSEGV.
-Status case_fault(RankContext& ctx) {
+Status case_fault(RankContext& ctx, const vmr::NoState&) {
   if (ctx.rank() == ctx.ranks() - 1) {
     rlimit no_core{0, 0};
     ::setrlimit(RLIMIT_CORE, &no_core);  // a deliberate fault need not leave a core file behind
@@ -216,7 +216,7 @@ Status case_fault(RankContext& ctx) {
 }
 
 // Self-test: the last rank blocks forever and ignores SIGTERM, so the launcher must escalate to SIGKILL.
-Status case_hang(RankContext& ctx) {
+Status case_hang(RankContext& ctx, const vmr::NoState&) {
   if (ctx.rank() == ctx.ranks() - 1) {
     ::signal(SIGTERM, SIG_IGN);
     for (;;) ::pause();
@@ -226,7 +226,7 @@ Status case_hang(RankContext& ctx) {
 }
 
 // Self-test: the last rank leaves mid-protocol without a record; the others must notice at once, not hang.
-Status case_peer_exit(RankContext& ctx) {
+Status case_peer_exit(RankContext& ctx, const vmr::NoState&) {
   const int leaver = ctx.ranks() - 1;
   if (ctx.rank() == leaver) {
     vmr::Message m;
@@ -244,9 +244,10 @@ Status case_peer_exit(RankContext& ctx) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  static const vmr::ReproBinary binary{
+  static const vmr::Binary<vmr::NoState> binary{
       "repro_host_shm",
-      {"host", describe_host},
+      "host",
+      describe_host,
       {
           {"read", "every peer reads the pattern each owner wrote into its memfd mapping", case_read},
           {"atomics", "every rank's threads add atomically into every peer's counters; exact totals", case_atomics},

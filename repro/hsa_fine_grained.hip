@@ -6,10 +6,8 @@
 //          -> hsa_amd_vmem_set_access (its own agent) -> hsa_amd_vmem_export_shareable_handle
 //   peer:  receive the dma-buf fd (SCM_RIGHTS) -> hsa_amd_vmem_import_shareable_handle -> reserve -> map
 //          -> set_access (its own agent) -> kernels read it and add into it at system scope
-// Each process grants only its own agent: an owner that also granted the peers' agents would add a P2P import in
-// its own process (ROCR rocm-6.2.0 src/core/runtime/runtime.cpp:3213-3231), and a failure there would be blamed
-// on the owner instead of on the peer's import.
-// The grain is fixed at allocation: importers only map, so the exporter's pool decides what peers' atomics do.
+// Each process grants only its own agent (gpu/vmem_share.h says why). The grain is fixed at allocation: importers
+// only map, so the exporter's pool decides what peers' atomics do.
 #include <hip/hip_runtime.h>
 
 #include <string>
@@ -18,6 +16,7 @@
 #include "amd/amd_env.h"
 #include "amd/hsa_vmem.h"
 #include "gpu/gpu_host.h"
+#include "gpu/vmem_share.h"
 #include "harness/harness.h"
 
 namespace {
@@ -29,31 +28,16 @@ using namespace vmr_gpu;
 using vmr_hsa::api;
 using vmr_hsa::Block;
 
-// What describe() learns once per rank and every case uses.
+// What describe() learns once per rank and every case reads (harness.h hands it to each case).
 struct RankState {
   vmr_amd::Env amd;  // this rank's agent and its pools
-} rank_state;
-
-// Owner: memory from `pool` mapped into a VA of ours, accessible to our agent, exported as a dma-buf fd.
-Status allocate_exported(const vmr_amd::PoolInfo& pool, size_t size, Block* b, UniqueFd* fd) {
-  VMR_TRY(vmr_hsa::create(pool.pool, size, &b->mem));
-  VMR_TRY(vmr_hsa::reserve(size, &b->range));
-  VMR_TRY(vmr_hsa::map(b->range.va, size, b->mem, &b->map));
-  VMR_TRY(vmr_hsa::set_access(b->range.va, size, {rank_state.amd.agent}));
-  return vmr_hsa::export_fd(b->mem, fd);
-}
-
-// Every rank sends its fd to every other rank and imports every other rank's memory.
-Status exchange(RankContext& ctx, const UniqueFd& own_fd, size_t size, std::vector<Block>* peers) {
-  return import_from_peers(ctx, own_fd.get(), peers,
-                           [&](int fd, Block* b) { return vmr_hsa::import_block(rank_state.amd.agent, fd, size, b); });
-}
+};
 
 // The pool a case allocates from; every rank must have it, else all SKIP with the reason.
 enum class Grain { Fine, ExtendedFine };
 
-Status choose_pool(RankContext& ctx, Grain grain, vmr_amd::PoolInfo* pool) {
-  const auto& pools = rank_state.amd.pools;
+Status choose_pool(RankContext& ctx, const RankState& state, Grain grain, vmr_amd::PoolInfo* pool) {
+  const auto& pools = state.amd.pools;
   const auto& chosen = grain == Grain::Fine ? pools.fine : pools.ext_fine;
   Status mine = Status::pass();
   if (!chosen && grain == Grain::Fine)
@@ -69,8 +53,8 @@ Status choose_pool(RankContext& ctx, Grain grain, vmr_amd::PoolInfo* pool) {
   return Status::pass();
 }
 
-Status describe(RankContext& ctx) {
-  VMR_TRY(vmr_amd::describe_rank(ctx, &rank_state.amd));
+Status describe(RankContext& ctx, RankState* state) {
+  VMR_TRY(vmr_amd::describe_rank(ctx, &state->amd));
   VMR_TRY(vmr_hsa::load_api());
   bool vmem = false;
   if (hsa_system_get_info(static_cast<hsa_system_info_t>(vmr_hsa::kHsaSystemInfoVirtualMemApiSupported), &vmem) ==
@@ -86,19 +70,20 @@ Status describe(RankContext& ctx) {
 
 constexpr size_t kReadBytes = size_t(64) << 20;
 
-Status case_read(RankContext& ctx) {
+Status case_read(RankContext& ctx, const RankState& state) {
   vmr_amd::PoolInfo pool;
-  VMR_TRY(choose_pool(ctx, Grain::Fine, &pool));
+  VMR_TRY(choose_pool(ctx, state, Grain::Fine, &pool));
+  const vmr_hsa::Vmem hsa{pool.pool, state.amd.agent};
   const size_t size = read_plan(pool.granule, kReadBytes).bytes;
   Block own;
   UniqueFd fd;
-  VMR_TRY(allocate_exported(pool, size, &own, &fd));
+  VMR_TRY(allocate_exported(hsa, size, &own, &fd));
   VMR_TRY(fill_pattern(own.span(), ctx.rank(), "the owner's memory"));
   u64 own_sum = 0;
   VMR_TRY(checksum(own.span(), &own_sum));
   ctx.phase_done("setup");
   std::vector<Block> peers;
-  VMR_TRY(exchange(ctx, fd, size, &peers));
+  VMR_TRY(exchange(ctx, hsa, fd, size, &peers));
   ctx.phase_done("exchange");
   VMR_TRY(verify_peer_reads(ctx, spans_of(peers), own_sum));
   ctx.phase_done("verify");
@@ -107,17 +92,18 @@ Status case_read(RankContext& ctx) {
                       " MiB of fine-grained VMem of every rank read exactly by every peer");
 }
 
-Status atomics_from(RankContext& ctx, Grain grain, const char* pool_name) {
+Status atomics_from(RankContext& ctx, const RankState& state, Grain grain, const char* pool_name) {
   vmr_amd::PoolInfo pool;
-  VMR_TRY(choose_pool(ctx, grain, &pool));
+  VMR_TRY(choose_pool(ctx, state, grain, &pool));
+  const vmr_hsa::Vmem hsa{pool.pool, state.amd.agent};
   AtomicsRound sys, dev;
   const size_t size = atomics_plan(pool.granule, AtomicsRound::kCounters).bytes;
   Block own;
   UniqueFd fd;
-  VMR_TRY(allocate_exported(pool, size, &own, &fd));
+  VMR_TRY(allocate_exported(hsa, size, &own, &fd));
   ctx.phase_done("setup");
   std::vector<Block> peers;
-  VMR_TRY(exchange(ctx, fd, size, &peers));
+  VMR_TRY(exchange(ctx, hsa, fd, size, &peers));
   ctx.phase_done("exchange");
 
   // System scope drives the verdict; agent scope is information (seed 000).
@@ -134,17 +120,20 @@ Status atomics_from(RankContext& ctx, Grain grain, const char* pool_name) {
                       (dev.mismatch.empty() ? "exact" : "NOT exact"));
 }
 
-Status case_atomics(RankContext& ctx) { return atomics_from(ctx, Grain::Fine, "fine-grained"); }
-Status case_atomics_ext_fine(RankContext& ctx) {
-  return atomics_from(ctx, Grain::ExtendedFine, "extended-scope fine-grained");
+Status case_atomics(RankContext& ctx, const RankState& state) {
+  return atomics_from(ctx, state, Grain::Fine, "fine-grained");
+}
+Status case_atomics_ext_fine(RankContext& ctx, const RankState& state) {
+  return atomics_from(ctx, state, Grain::ExtendedFine, "extended-scope fine-grained");
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  static const vmr::ReproBinary binary{
+  static const vmr::Binary<RankState> binary{
       "repro_hsa_fine_grained",
-      {"hsa", describe},
+      "hsa",
+      describe,
       {
           {"read", "every peer reads each owner's fine-grained HSA VMem exactly (pattern and checksum)", case_read},
           {"atomics", "every peer adds into each owner's fine-grained HSA VMem at system scope; exact counts",

@@ -20,6 +20,7 @@
 #include "amd/amd_env.h"
 #include "amd/hip_vmem.h"
 #include "gpu/gpu_host.h"
+#include "gpu/vmem_share.h"
 #include "harness/harness.h"
 
 namespace {
@@ -35,34 +36,21 @@ using vmr_hip::Reservation;
 
 constexpr hipMemAllocationType kType = hipMemAllocationTypePinned;
 
-// What describe() learns once per rank and every case uses.
+// What describe() learns once per rank and every case reads (harness.h hands it to each case).
 struct RankState {
   vmr_amd::Env amd;
-  size_t granule = 0;  // hipMemGetAllocationGranularity, minimum
-} rank_state;
+  vmr_hip::Session session;  // the rank's agent and osHandle convention, and whether a stale unmap stopped VMem use
+  vmr_hip::Vmem hip;         // the session, the device and kType, bound into every VMem call
+  size_t granule = 0;        // hipMemGetAllocationGranularity, minimum
+};
 
-Status describe(RankContext& ctx) {
-  VMR_TRY(vmr_amd::describe_rank(ctx, &rank_state.amd));
-  VMR_TRY(vmr_hip::describe_vmem(ctx, rank_state.amd));
-  VMR_TRY(vmr_hip::granularity(ctx.device(), kType, &rank_state.granule));
-  ctx.info("vmem_granularity", std::to_string(rank_state.granule));
+Status describe(RankContext& ctx, RankState* state) {
+  VMR_TRY(vmr_amd::describe_rank(ctx, &state->amd));
+  VMR_TRY(vmr_hip::describe_vmem(ctx, state->amd, &state->session));
+  VMR_TRY(vmr_hip::granularity(ctx.device(), kType, &state->granule));
+  ctx.info("vmem_granularity", std::to_string(state->granule));
+  state->hip = {&state->session, ctx.device(), kType};
   return Status::pass();
-}
-
-// Owner: memory on this rank's device, mapped, accessible to its device only (each importer grants its own, in its
-// own process), exported as a dma-buf fd.
-Status allocate_exported(RankContext& ctx, size_t size, Block* b, UniqueFd* fd) {
-  VMR_TRY(vmr_hip::create(ctx.device(), kType, size, &b->mem));
-  VMR_TRY(vmr_hip::reserve(size, &b->range));
-  VMR_TRY(vmr_hip::map(b->range.va, size, b->mem, &b->map));
-  VMR_TRY(vmr_hip::set_access(b->range.va, size, {ctx.device()}));
-  return vmr_hip::export_fd(b->mem, fd);
-}
-
-// Every rank sends its fd to every other rank and imports every other rank's memory.
-Status exchange(RankContext& ctx, const UniqueFd& own_fd, size_t size, std::vector<Block>* peers) {
-  return import_from_peers(ctx, own_fd.get(), peers,
-                           [&](int fd, Block* b) { return vmr_hip::import_block(ctx.device(), fd, size, b); });
 }
 
 // --- cases (line for line as the pow2 cases of repro/cuda_vmm.cu) --------------------------------------------------
@@ -70,26 +58,26 @@ Status exchange(RankContext& ctx, const UniqueFd& own_fd, size_t size, std::vect
 
 constexpr int kPow2Blocks = 4;
 
-Status case_remap(RankContext& ctx) {
-  const size_t g = pow2_block_plan(rank_state.granule).bytes;  // one block: one granule
+Status case_remap(RankContext& ctx, const RankState& state) {
+  const size_t g = pow2_block_plan(state.granule).bytes;  // one block: one granule
   Reservation range;
-  VMR_TRY(vmr_hip::reserve(kPow2Blocks * g, &range));
+  VMR_TRY(state.hip.reserve(kPow2Blocks * g, &range));
   Handle mem[kPow2Blocks];
   Mapping maps[kPow2Blocks];
   for (int b = 0; b < kPow2Blocks; ++b) {
-    VMR_TRY(vmr_hip::create(ctx.device(), kType, g, &mem[b]));
-    VMR_TRY(vmr_hip::map(range.at(b * g), g, mem[b], &maps[b]));
-    VMR_TRY(vmr_hip::set_access(range.va, (b + 1) * g, {ctx.device()}));  // base VA, cumulative size
+    VMR_TRY(state.hip.create(g, &mem[b]));
+    VMR_TRY(state.hip.map(range.at(b * g), g, mem[b], &maps[b]));
+    VMR_TRY(state.hip.set_access(range.va, (b + 1) * g, {ctx.device()}));  // base VA, cumulative size
     VMR_TRY(write_and_check(maps[b].span(), b, "block " + std::to_string(b)));
   }
   ctx.phase_done("setup");
 
   const int reused = 2;
-  VMR_TRY(vmr_hip::unmap(&maps[reused]));  // checked: new memory goes at this VA next
+  VMR_TRY(state.hip.unmap(&maps[reused]));  // checked: new memory goes at this VA next
   mem[reused].reset();
-  VMR_TRY(vmr_hip::create(ctx.device(), kType, g, &mem[reused]));
-  VMR_TRY(vmr_hip::map(range.at(reused * g), g, mem[reused], &maps[reused]));
-  VMR_TRY(vmr_hip::set_access(range.va, range.size, {ctx.device()}));
+  VMR_TRY(state.hip.create(g, &mem[reused]));
+  VMR_TRY(state.hip.map(range.at(reused * g), g, mem[reused], &maps[reused]));
+  VMR_TRY(state.hip.set_access(range.va, range.size, {ctx.device()}));
   ctx.phase_done("run");
   VMR_TRY(write_and_check(maps[reused].span(), 100 + ctx.rank(), "remapped block"));
   for (int b = 0; b < kPow2Blocks; ++b)
@@ -112,20 +100,20 @@ struct SubrangeTry {  // members in this order: destruction unmaps, releases, th
   Mapping maps[2];
 };
 
-Status case_set_access_subrange(RankContext& ctx) {
-  const size_t g = rank_state.granule, g2 = subrange_second_block_plan(g).bytes;
+Status case_set_access_subrange(RankContext& ctx, const RankState& state) {
+  const size_t g = state.granule, g2 = subrange_second_block_plan(g).bytes;
   std::array<SubrangeTry, kSubrangeTries> tries;
   std::vector<std::string> refused;
   std::string first_refusal;
   for (int t = 0; t < kSubrangeTries; ++t) {
     SubrangeTry& s = tries[t];
-    VMR_TRY(vmr_hip::reserve(g + g2, &s.range));
-    VMR_TRY(vmr_hip::create(ctx.device(), kType, g, &s.mem[0]));
-    VMR_TRY(vmr_hip::map(s.range.va, g, s.mem[0], &s.maps[0]));
-    VMR_TRY(vmr_hip::set_access(s.range.va, g, {ctx.device()}));
-    VMR_TRY(vmr_hip::create(ctx.device(), kType, g2, &s.mem[1]));
-    VMR_TRY(vmr_hip::map(s.range.at(g), g2, s.mem[1], &s.maps[1]));
-    Status subrange = vmr_hip::set_access(s.range.at(g), g2, {ctx.device()});
+    VMR_TRY(state.hip.reserve(g + g2, &s.range));
+    VMR_TRY(state.hip.create(g, &s.mem[0]));
+    VMR_TRY(state.hip.map(s.range.va, g, s.mem[0], &s.maps[0]));
+    VMR_TRY(state.hip.set_access(s.range.va, g, {ctx.device()}));
+    VMR_TRY(state.hip.create(g2, &s.mem[1]));
+    VMR_TRY(state.hip.map(s.range.at(g), g2, s.mem[1], &s.maps[1]));
+    Status subrange = state.hip.set_access(s.range.at(g), g2, {ctx.device()});
     if (!subrange.ok()) {
       refused.push_back(std::to_string(t + 1));
       if (first_refusal.empty()) first_refusal = subrange.detail;
@@ -142,18 +130,18 @@ Status case_set_access_subrange(RankContext& ctx) {
                       std::to_string(kSubrangeTries) + " reservations alive at once; every block reads back exactly");
 }
 
-Status case_set_access_hole(RankContext& ctx) {
-  const size_t g = pow2_block_plan(rank_state.granule).bytes;
+Status case_set_access_hole(RankContext& ctx, const RankState& state) {
+  const size_t g = pow2_block_plan(state.granule).bytes;
   Reservation range;
-  VMR_TRY(vmr_hip::reserve(3 * g, &range));
+  VMR_TRY(state.hip.reserve(3 * g, &range));
   Handle mem[2];
   Mapping maps[2];
-  VMR_TRY(vmr_hip::create(ctx.device(), kType, g, &mem[0]));
-  VMR_TRY(vmr_hip::map(range.va, g, mem[0], &maps[0]));
-  VMR_TRY(vmr_hip::create(ctx.device(), kType, g, &mem[1]));
-  VMR_TRY(vmr_hip::map(range.at(2 * g), g, mem[1], &maps[1]));  // the middle granule stays unmapped: a hole
+  VMR_TRY(state.hip.create(g, &mem[0]));
+  VMR_TRY(state.hip.map(range.va, g, mem[0], &maps[0]));
+  VMR_TRY(state.hip.create(g, &mem[1]));
+  VMR_TRY(state.hip.map(range.at(2 * g), g, mem[1], &maps[1]));  // the middle granule stays unmapped: a hole
   ctx.phase_done("setup");
-  Status whole = vmr_hip::set_access(range.va, 3 * g, {ctx.device()});
+  Status whole = state.hip.set_access(range.va, 3 * g, {ctx.device()});
   if (!whole.ok())
     return Status::fail("hipMemSetAccess(base, 3 granules) over a range whose middle granule is unmapped: " +
                         whole.detail);
@@ -176,31 +164,31 @@ Status case_set_access_hole(RankContext& ctx) {
 // atomics on hipMemCreate memory are the fault repro_hip_vmem_pinned shows; this case isolates the life cycle.
 constexpr u64 kCounters = 1024, kAddsPerThread = 64;
 
-Status case_peer_reimport(RankContext& ctx) {
-  const size_t size = peer_reimport_plan(rank_state.granule, kCounters).bytes;
+Status case_peer_reimport(RankContext& ctx, const RankState& state) {
+  const size_t size = peer_reimport_plan(state.granule, kCounters).bytes;
   Block own;
   UniqueFd fd;
-  VMR_TRY(allocate_exported(ctx, size, &own, &fd));
+  VMR_TRY(allocate_exported(state.hip, size, &own, &fd));
   std::vector<Block> peers;
-  VMR_TRY(exchange(ctx, fd, size, &peers));
+  VMR_TRY(exchange(ctx, state.hip, fd, size, &peers));
   VMR_TRY(ctx.mesh().barrier("generation-1"));
   ctx.phase_done("setup");
 
   // Generation 2: the owner renews its block at the same VA and stamps word 0 with the generation.
   const u64 generation = 2;
-  VMR_TRY(vmr_hip::unmap(&own.map));  // checked: new memory goes at this VA next
+  VMR_TRY(state.hip.unmap(&own.map));  // checked: new memory goes at this VA next
   own.mem.reset();
-  VMR_TRY(vmr_hip::create(ctx.device(), kType, size, &own.mem));
-  VMR_TRY(vmr_hip::map(own.range.va, size, own.mem, &own.map));
-  VMR_TRY(vmr_hip::set_access(own.range.va, size, {ctx.device()}));
+  VMR_TRY(state.hip.create(size, &own.mem));
+  VMR_TRY(state.hip.map(own.range.va, size, own.mem, &own.map));
+  VMR_TRY(state.hip.set_access(own.range.va, size, {ctx.device()}));
   VMR_TRY(zero_words(own.span(), 0, own.span().words));
   VMR_TRY(store_word(own.span(), 0, generation));
-  VMR_TRY(vmr_hip::export_fd(own.mem, &fd));
+  VMR_TRY(state.hip.export_fd(own.mem, &fd));
   const std::string announced = "generation " + std::to_string(generation);
   VMR_TRY(ctx.mesh().share_fd(fd.get(), announced, [&](int j, int peer_fd, const std::string& note) {
     if (note != announced) return Status::harness("rank " + std::to_string(j) + " announced '" + note + "'");
-    VMR_TRY(vmr_hip::unmap(&peers[j].map));  // the stale mapping goes (checked); the VA range stays ours
-    VMR_TRY(vmr_hip::import_block(ctx.device(), peer_fd, size, &peers[j]));
+    VMR_TRY(state.hip.unmap(&peers[j].map));  // the stale mapping goes (checked); the VA range stays ours
+    VMR_TRY(import_block(state.hip, peer_fd, size, &peers[j]));
     // The new mapping must show the owner's stamp: a bounded wait, never a hung GPU.
     return wait_for_stamp(peers[j].span(), generation, "rank " + std::to_string(j) + "'s");
   }));
@@ -230,9 +218,10 @@ Status case_peer_reimport(RankContext& ctx) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  static const vmr::ReproBinary binary{
+  static const vmr::Binary<RankState> binary{
       "repro_pow2_remap",
-      {"hip", describe},
+      "hip",
+      describe,
       {
           {"remap", "renew a block at the same VA, set access from the base over the cumulative size; data exact",
            case_remap},

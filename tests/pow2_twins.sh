@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The pow2 cases are written twice on purpose, once per backend (repro/pow2_remap.hip, repro/cuda_vmm.cu), so a
 # driver engineer reads each file alone. This keeps the clone from drifting: between "// twin-begin" and
-# "// twin-end" the two must be the same lines once API names are made alike (vmr_hip::/vmr_cuda::, hipMem*/cuMem*,
-# hipSuccess/CUDA_SUCCESS, HIP's allocation type argument), comment lines aside. A line that differs on purpose
-# follows a "// twin-differs-next: why" line in both files.
+# "// twin-end" the two must be the same lines once API names are made alike (vmr_hip::/vmr_cuda::,
+# state.hip/state.cuda, hipMem*/cuMem*, hipSuccess/CUDA_SUCCESS), comment lines aside. A line that differs on
+# purpose follows a "// twin-differs-next: why" line in both files.
 #   tests/pow2_twins.sh REPO_ROOT
 set -uo pipefail
 root=$1
@@ -11,8 +11,8 @@ twin() {  # file: its twin lines, made alike
   awk '/\/\/ twin-begin/ { on = 1; next } /\/\/ twin-end/ { on = 0 } on' "$1" |
     awk '/^[[:space:]]*\/\/ twin-differs-next/ { skip = 1; next } skip { skip = 0; next } { print }' |
     grep -v '^[[:space:]]*//' |
-    sed -E 's/vmr_(hip|cuda)::/vmr_api::/g; s/\b(hip|cu)(Mem[A-Z][A-Za-z]*)/\2/g; s/hipSuccess|CUDA_SUCCESS/SUCCESS/g;
-            s/create\(ctx\.device\(\), kType, /create(ctx.device(), /g; s/[[:space:]]*\/\/.*$//'
+    sed -E 's/vmr_(hip|cuda)::/vmr_api::/g; s/state\.(hip|cuda)\b/state.api/g; s/\b(hip|cu)(Mem[A-Z][A-Za-z]*)/\2/g;
+            s/hipSuccess|CUDA_SUCCESS/SUCCESS/g; s/[[:space:]]*\/\/.*$//'
 }
 hip=$(twin "$root/repro/pow2_remap.hip")
 cuda=$(twin "$root/repro/cuda_vmm.cu")

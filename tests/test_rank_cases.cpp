@@ -18,19 +18,27 @@ namespace {
 using vmr::RankContext;
 using vmr::Status;
 
-Status no_backend(RankContext& ctx) {
+// What the describe step leaves for the cases: proof that the harness hands the one state it filled to each case.
+struct TestState {
+  int described_rank = -1;
+  int describe_calls = 0;
+};
+
+Status no_backend(RankContext& ctx, TestState* state) {
+  state->described_rank = ctx.rank();
+  ++state->describe_calls;
   ctx.info("device", "test");
   return Status::pass();
 }
 
-Status pass_after_barrier(RankContext& ctx) {
+Status pass_after_barrier(RankContext& ctx, const TestState&) {
   VMR_TRY(ctx.mesh().barrier("work"));
   ctx.phase_done("run");
   if (ctx.rank() == 0) ctx.metric("answer", 42, "things");
   return Status::pass("all " + std::to_string(ctx.ranks()) + " ranks met");
 }
 
-Status abort_last(RankContext& ctx) {
+Status abort_last(RankContext& ctx, const TestState&) {
   if (ctx.rank() == ctx.ranks() - 1) {
     rlimit no_core{0, 0};
     ::setrlimit(RLIMIT_CORE, &no_core);
@@ -42,7 +50,7 @@ Status abort_last(RankContext& ctx) {
   return Status::fail("unreachable");
 }
 
-Status block_last(RankContext& ctx) {
+Status block_last(RankContext& ctx, const TestState&) {
   if (ctx.rank() == ctx.ranks() - 1) {
     ::signal(SIGTERM, SIG_IGN);
     for (;;) ::pause();
@@ -53,7 +61,7 @@ Status block_last(RankContext& ctx) {
 
 // The last rank dies while the others spin on the CPU, outside the channel, and never notice: only the launcher's
 // cut-off after a death can end them.
-Status abort_while_others_spin(RankContext& ctx) {
+Status abort_while_others_spin(RankContext& ctx, const TestState&) {
   if (ctx.rank() == ctx.ranks() - 1) {
     rlimit no_core{0, 0};
     ::setrlimit(RLIMIT_CORE, &no_core);
@@ -65,7 +73,7 @@ Status abort_while_others_spin(RankContext& ctx) {
 }
 
 // 64 MiB on stdout without a single newline: the launcher must keep bounded memory and a bounded line.
-Status flood_without_newlines(RankContext& ctx) {
+Status flood_without_newlines(RankContext& ctx, const TestState&) {
   if (ctx.rank() == 0) {
     std::string block(1 << 20, 'x');
     for (int i = 0; i < 64; ++i) std::fwrite(block.data(), 1, block.size(), stdout);
@@ -75,25 +83,25 @@ Status flood_without_newlines(RankContext& ctx) {
   return Status::pass("flooded");
 }
 
-Status leave_last(RankContext& ctx) {
+Status leave_last(RankContext& ctx, const TestState&) {
   if (ctx.rank() == ctx.ranks() - 1) ::_exit(0);
   VMR_TRY(ctx.mesh().barrier("after-leave"));
   return Status::fail("unreachable");
 }
 
-Status skip_on_last(RankContext& ctx) {
+Status skip_on_last(RankContext& ctx, const TestState&) {
   Status mine = ctx.rank() == ctx.ranks() - 1 ? Status::skip("device 9 is not present") : Status::pass();
   return ctx.agree(mine);
 }
 
-Status fail_first(RankContext& ctx) {
+Status fail_first(RankContext& ctx, const TestState&) {
   VMR_TRY(ctx.mesh().barrier("check"));
   if (ctx.rank() == 0) return Status::fail("hipMemSetAccess returned hipErrorInvalidValue (test)");
   return Status::pass();
 }
 
 // A rank that reports PASS but exits with another code: the launcher must not believe either.
-Status exit_mismatch(RankContext& ctx) {
+Status exit_mismatch(RankContext& ctx, const TestState&) {
   if (ctx.rank() == 0) {
     std::string text = vmr::event::end(vmr::Verdict::Pass, "fine");
     (void)!::write(3, text.data(), text.size());  // the launcher's fixed status fd
@@ -103,7 +111,7 @@ Status exit_mismatch(RankContext& ctx) {
 }
 
 // A rank whose last event lacks its newline (it was cut off mid-write), then exits as if it had passed.
-Status truncated_event(RankContext& ctx) {
+Status truncated_event(RankContext& ctx, const TestState&) {
   if (ctx.rank() == 0) {
     const std::string text = "end PASS fin";
     (void)!::write(3, text.data(), text.size());
@@ -113,7 +121,7 @@ Status truncated_event(RankContext& ctx) {
 }
 
 // Nothing of the launcher's leaks into a rank: only stdin/stdout/stderr, the status fd and the control sockets.
-Status fd_audit(RankContext& ctx) {
+Status fd_audit(RankContext& ctx, const TestState&) {
   std::set<int> allowed = {0, 1, 2, 3};
   for (int j = 0; j < ctx.ranks(); ++j)
     if (j != ctx.rank()) allowed.insert(10 + j);
@@ -135,25 +143,39 @@ Status fd_audit(RankContext& ctx) {
   return Status::pass("only the expected fds are open");
 }
 
+// The state describe filled, seen by every case of the life: filled once, by this rank.
+Status state_from_describe(RankContext& ctx, const TestState& state) {
+  if (state.describe_calls != 1 || state.described_rank != ctx.rank())
+    return Status::fail("rank " + std::to_string(ctx.rank()) + " sees describe_calls " +
+                        std::to_string(state.describe_calls) + ", described_rank " +
+                        std::to_string(state.described_rank));
+  return Status::pass("the state describe filled");
+}
+
 }  // namespace
 
 const vmr::ReproBinary& rank_cases() {
-  static const vmr::ReproBinary bin{
-      "unit_tests",
-      {"test", no_backend},
-      {
-          {"pass", "all ranks meet at a barrier", pass_after_barrier},
-          {"abort", "the last rank aborts", abort_last},
-          {"block", "the last rank blocks and ignores SIGTERM", block_last},
-          {"abort-spin", "the last rank aborts while the others spin", abort_while_others_spin},
-          {"leave", "the last rank exits without a record", leave_last},
-          {"flood", "rank 0 prints 64 MiB without a newline", flood_without_newlines},
-          {"skip-one", "the last rank cannot run", skip_on_last},
-          {"fail", "rank 0 fails a check", fail_first},
-          {"mismatch", "record and exit code disagree", exit_mismatch},
-          {"truncated-event", "the last status event lacks its newline", truncated_event},
-          {"fd-audit", "a rank has only the fds it was given", fd_audit},
-      }};
+  static TestState state;
+  static const vmr::ReproBinary bin = vmr::bind_state(
+      vmr::Binary<TestState>{
+          "unit_tests",
+          "test",
+          no_backend,
+          {
+              {"pass", "all ranks meet at a barrier", pass_after_barrier},
+              {"abort", "the last rank aborts", abort_last},
+              {"block", "the last rank blocks and ignores SIGTERM", block_last},
+              {"abort-spin", "the last rank aborts while the others spin", abort_while_others_spin},
+              {"leave", "the last rank exits without a record", leave_last},
+              {"flood", "rank 0 prints 64 MiB without a newline", flood_without_newlines},
+              {"skip-one", "the last rank cannot run", skip_on_last},
+              {"fail", "rank 0 fails a check", fail_first},
+              {"mismatch", "record and exit code disagree", exit_mismatch},
+              {"truncated-event", "the last status event lacks its newline", truncated_event},
+              {"fd-audit", "a rank has only the fds it was given", fd_audit},
+              {"state", "each case sees the state describe filled, once per life", state_from_describe},
+          }},
+      &state);
   return bin;
 }
 

@@ -213,6 +213,18 @@ TEST(Supervisor, RanksInheritOnlyTheirOwnFds) {
   EXPECT_EQ(r.verdict, Verdict::Pass) << r.detail;
 }
 
+// The binary's per-rank state reaches every case of a life as describe left it: described once, by that rank.
+TEST(Supervisor, EveryCaseOfALifeSeesTheStateDescribeFilled) {
+  LaunchPlan plan;
+  plan.cases = {"state", "state", "state"};
+  plan.timeouts_s = {30, 30, 30};
+  plan.devices = {0, 1, 2};
+  plan.relay_output = false;
+  std::vector<CaseResult> r = run_cases(plan);
+  ASSERT_EQ(r.size(), 3u);
+  for (size_t k = 0; k < r.size(); ++k) EXPECT_EQ(r[k].verdict, Verdict::Pass) << k << ": " << r[k].detail;
+}
+
 TEST(Supervisor, ExecFailureIsAHarnessError) {
   LaunchPlan plan;
   plan.exe = "/nonexistent/vmem-repro";

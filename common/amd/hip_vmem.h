@@ -1,7 +1,7 @@
 // HIP virtual memory management, one call per function, and the owners of what each call creates, so that every
 // handle, mapping and reservation is released on every path. Shared by the HIP VMem reproducers. The same vocabulary
-// as vmr_hsa (amd/hsa_vmem.h) and vmr_cuda (cuda/cuda_vmem.h): Handle, Reservation, Mapping, Block; create,
-// reserve, map, set_access, export_fd, import_block.
+// as vmr_hsa (amd/hsa_vmem.h) and vmr_cuda (cuda/cuda_vmem.h): Handle, Reservation, Mapping, Block; a Vmem whose
+// create, reserve, map, unmap, set_access, grant_own, export_fd and import_fd the cases and gpu/vmem_share.h call.
 #pragma once
 
 #include <hip/hip_runtime.h>
@@ -43,58 +43,67 @@ constexpr int header_vmm_attribute(long) {
 static_assert(header_vmm_attribute<hipDeviceAttribute_t>(0) == kVmmSupportedAttribute,
               "hipDeviceAttributeVirtualMemoryManagementSupported moved: update kVmmSupportedAttribute");
 
-// hipMemImportFromShareableHandle's osHandle convention of this process's runtime (amd/amd_rules.h), decided once
-// by vmr_amd::describe_rank from the runtime's version, before any case imports.
-inline std::optional<vmr_amd::OsHandleDecision> import_convention;
-// This rank's HSA agent (vmr_amd::describe_rank paired it with the device), for whom unmap() asks ROCr.
-inline std::optional<hsa_agent_t> own_agent;
+// What describe_vmem settles once per rank and every later VMem call of the rank needs. One per rank, in the
+// binary's state (harness.h), never copied: every owner a call fills points back at it.
+struct Session {
+  Session() = default;
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
 
-// Set when ROCr still maps what CLR reported unmapped (unmap() below, or an owner's unmap at a case's end): CLR then
-// holds a registered entry whose object it freed, and any later VMem call of this process may look it up (7.2.4
-// finds the next sub-buffer by address; 6.4.3's svmFree and FindMemObj look up by range). From then on the owners
-// release nothing, and every create, reserve, map and import FAILs naming the stale unmap instead of meeting the
-// entry. Leaving it all is safe because a rank ends with _exit (harness/harness.cpp): CLR's exit-time teardown
-// and the fat-binary atexit handler never run.
-inline bool teardown_unsafe = false;
-inline char teardown_reason[200] = "";  // filled during cleanup, where allocating could fail
+  hsa_agent_t agent{};  // this rank's HSA agent (vmr_amd::describe_rank paired it with the device): whom unmap asks
+  // hipMemImportFromShareableHandle's osHandle convention of this process's runtime (amd/amd_rules.h), decided by
+  // describe_vmem from the runtime's version before any case imports.
+  vmr_amd::OsHandleDecision convention;
 
-inline void mark_teardown_unsafe(void* va, size_t size) {
-  teardown_unsafe = true;
-  std::snprintf(teardown_reason, sizeof teardown_reason,
-                "an earlier hipMemUnmap(%p, %zu) answered hipSuccess, yet ROCr still maps that VA: CLR keeps a freed "
-                "entry for it, so no more VMem calls are made in this rank life",
-                va, size);
-}
+  // Set when ROCr still maps what CLR reported unmapped (Vmem::unmap below, or an owner's unmap at a case's end):
+  // CLR then holds a registered entry whose object it freed, and any later VMem call of this process may look it
+  // up (7.2.4 finds the next sub-buffer by address; 6.4.3's svmFree and FindMemObj look up by range). From then on
+  // the owners release nothing, and every create, reserve, map and import FAILs naming the stale unmap instead of
+  // meeting the entry. Leaving it all is safe because a rank ends with _exit (harness/harness.cpp): CLR's
+  // exit-time teardown and the fat-binary atexit handler never run. Mutable: it is the runtime's state, found out
+  // by a case that holds the session const.
+  mutable bool teardown_unsafe = false;
+  mutable char teardown_reason[200] = "";  // filled during cleanup, where allocating could fail
 
-// Whether ROCr still maps the middle of [va, va + size) for this rank's agent; nullopt when it cannot be asked.
-// ROCr's lookup has an inclusive end, so the middle is asked: a neighbour that ends at `va` is never taken for it.
-inline std::optional<bool> rocr_maps(void* va, size_t size, hsa_status_t* answer = nullptr) {
-  if (!own_agent || !vmr_hsa::api.hsa_amd_vmem_get_access) return std::nullopt;
-  hsa_access_permission_t perms{};  // 5.2.3's hsa.h names no NONE
-  const hsa_status_t s = vmr_hsa::api.hsa_amd_vmem_get_access(static_cast<char*>(va) + size / 2, &perms, *own_agent);
-  if (answer) *answer = s;
-  return s != HSA_STATUS_ERROR_INVALID_ALLOCATION;
-}
+  void mark_teardown_unsafe(void* va, size_t size) const {
+    teardown_unsafe = true;
+    std::snprintf(teardown_reason, sizeof teardown_reason,
+                  "an earlier hipMemUnmap(%p, %zu) answered hipSuccess, yet ROCr still maps that VA: CLR keeps a "
+                  "freed entry for it, so no more VMem calls are made in this rank life",
+                  va, size);
+  }
+  Status still_usable() const { return teardown_unsafe ? Status::fail(teardown_reason) : Status::pass(); }
 
-inline Status still_usable() { return teardown_unsafe ? Status::fail(teardown_reason) : Status::pass(); }
+  // Whether ROCr still maps the middle of [va, va + size) for this rank's agent; nullopt when it cannot be asked.
+  // ROCr's lookup has an inclusive end, so the middle is asked: a neighbour that ends at `va` is never taken for it.
+  std::optional<bool> rocr_maps(void* va, size_t size, hsa_status_t* answer = nullptr) const {
+    if (!vmr_hsa::api.hsa_amd_vmem_get_access) return std::nullopt;
+    hsa_access_permission_t perms{};  // 5.2.3's hsa.h names no NONE
+    const hsa_status_t s = vmr_hsa::api.hsa_amd_vmem_get_access(static_cast<char*>(va) + size / 2, &perms, agent);
+    if (answer) *answer = s;
+    return s != HSA_STATUS_ERROR_INVALID_ALLOCATION;
+  }
+};
 
-// What the owners release with (gpu/vmem_owners.h).
+// What the owners release with (gpu/vmem_owners.h): the session of the call that filled the owner.
 struct Traits {
   using handle_type = hipMemGenericAllocationHandle_t;
   using va_type = void*;
-  static void release(handle_type h) {
-    if (!teardown_unsafe) (void)hipMemRelease(h);
+  const Session* session = nullptr;  // null only in an owner no call filled, which releases nothing
+  bool stopped() const { return !session || session->teardown_unsafe; }
+  void release(handle_type h) const {
+    if (!stopped()) (void)hipMemRelease(h);
   }
   // Unchecked by its caller (a destructor), so checked here: a mapping ROCr still holds stops all later VMem use.
-  static void unmap(va_type va, size_t size) {
-    if (teardown_unsafe) return;
+  void unmap(va_type va, size_t size) const {
+    if (stopped()) return;
     const hipError_t e = hipMemUnmap(va, size);
     (void)hipGetLastError();  // a cleanup's error is not the next call's
     // After an error CLR changed nothing (the mapping stays, nothing dangles); after hipSuccess ROCr must agree.
-    if (e == hipSuccess && rocr_maps(va, size).value_or(false)) mark_teardown_unsafe(va, size);
+    if (e == hipSuccess && session->rocr_maps(va, size).value_or(false)) session->mark_teardown_unsafe(va, size);
   }
-  static void address_free(va_type va, size_t size) {
-    if (!teardown_unsafe) (void)hipMemAddressFree(va, size);
+  void address_free(va_type va, size_t size) const {
+    if (!stopped()) (void)hipMemAddressFree(va, size);
   }
 };
 using Handle = vmr_gpu::VmemHandle<Traits>;
@@ -128,22 +137,6 @@ inline Status granularity(int device, hipMemAllocationType type, size_t* g) {
   return Status::pass();
 }
 
-inline Status create(int device, hipMemAllocationType type, size_t size, Handle* mem) {
-  VMR_TRY(still_usable());
-  mem->reset();
-  hipMemAllocationProp prop = vmem_prop(device, type);
-  VMR_GPU_TRY(hipMemCreate, &mem->h, size, &prop, 0);
-  mem->valid = true;
-  return Status::pass();
-}
-
-inline Status reserve(size_t size, Reservation* r) {
-  VMR_TRY(still_usable());
-  VMR_GPU_TRY(hipMemAddressReserve, &r->va, size, 0, nullptr, 0);
-  r->size = size;
-  return Status::pass();
-}
-
 // Whether some mapping covers `va`, as hipMemGetAccess answers for `device`: hipSuccess (found; flags 0 before any
 // access is set, ROCR rocm-6.2.0 runtime.cpp:3391-3393), hipErrorInvalidValue (its "not found") or another error.
 // It looks only among real mappings, never the reservations (clr rocm-6.2.0 rocclr/device/rocm/rocdevice.cpp:
@@ -159,136 +152,151 @@ inline hipError_t mapping_at(void* va, int device) {
   return found;
 }
 
-// A map counts only once the runtime finds it. clr rocm-6.2.0 to 6.2.2, the release/rocm-rel-6.3.0.1 branch,
-// amd-staging (2024-10), 6.4.3 and 7.2.4 (Debian's builds) answer hipSuccess for a map whose hsa_amd_vmem_map
-// failed (rocm-6.2.0 hipamd/src/hip_vm.cpp:276, 6.3.0.1 :271, 6.4.3 :272, 7.2.4 :302 as built; the command only
-// logs it, rocclr/device/rocm/rocvirtual.cpp:2616-2618); a later CLR returns the error (rocm-systems PR #6982;
-// first release unverified). hipMemUnmap of such a VA dereferences a null sub-buffer up to 6.4.3 (6.2.0
-// hip_vm.cpp:357, 6.3.0.1 :352, 6.4.3 :353) and answers hipErrorInvalidValue in 7.2.4 (:430). mapping_at
-// proves that some mapping covers va, not that it is this handle's: callers map only onto a VA that is fresh or
-// that unmap() below proved empty. "Not found" is a FAIL with the Mapping left empty, so nothing unmaps that VA
-// (hipMemRelease and hipMemAddressFree after it do not crash: 6.2.0 hip_vm.cpp:44-46, :298; 6.3.0.1 :44-46, :293).
-// The silent failure still took hipMemMap's reference on the handle (6.2.0 :265, 6.3.0.1 :260, 6.4.3 :262) and nothing
-// would drop it, leaking the allocation: one hipMemRelease here drops it (one unconditional release each, 6.2.0 :298),
-// and the Handle's own release frees it. Any other hipMemGetAccess error keeps the Mapping, so the map is undone
-// as usual. The message names no bare error code an expected reason (`~hipMemSetAccess returned ...`) could
-// mistake for its own.
-inline Status map(void* va, size_t size, const Handle& mem, Mapping* m) {
-  VMR_TRY(still_usable());
+// One rank's HIP VMem calls, its session, device and allocation type bound in: the calls the cases and the sharing
+// step (gpu/vmem_share.h) make. A cheap view: copy it to change the type (describe's probes do).
+struct Vmem {
+  const Session* session = nullptr;
   int device = 0;
-  VMR_GPU_TRY(hipGetDevice, &device);  // before the map: a map must never be left without its owner
-  VMR_GPU_TRY(hipMemMap, va, size, 0, mem.h, 0);
-  hipError_t found = mapping_at(va, device);
-  if (found == hipErrorInvalidValue) {
-    Traits::release(mem.h);  // the reference the silent failure took; the Handle keeps its own
-    return Status::fail(
-        "hipMemMap returned hipSuccess, but hipMemGetAccess finds no mapping at that address: the map did not "
-        "happen (CLR up to 7.2 at least reports a failed hsa_amd_vmem_map as success); left unmapped, since "
-        "hipMemUnmap of such an address dereferences null up to 6.4");
+  hipMemAllocationType type = hipMemAllocationTypePinned;
+
+  Status create(size_t size, Handle* mem) const {
+    VMR_TRY(session->still_usable());
+    mem->reset();
+    mem->traits.session = session;
+    hipMemAllocationProp prop = vmem_prop(device, type);
+    VMR_GPU_TRY(hipMemCreate, &mem->h, size, &prop, 0);
+    mem->valid = true;
+    return Status::pass();
   }
-  m->va = va;
-  m->size = size;
-  if (found != hipSuccess) return Status::fail("after hipMemMap, " + vmr_gpu::gpu_error("hipMemGetAccess", found));
-  return Status::pass();
-}
 
-// An unmap that must have happened before new memory is mapped at the same VA, so that map()'s check proves the new
-// mapping. A failed hipMemUnmap is a FAIL naming it, with the Mapping kept (nothing is mapped over it; its owner
-// tries again at the end, harmless after an error). So is a hipMemUnmap that answered hipSuccess with the mapping
-// still there, as CLR 6.2 to 7.2.4 does when hsa_amd_vmem_unmap fails or is not run (6.2.0 rocvirtual.cpp:2636-2638,
-// 6.4.3 hip_vm.cpp:376 and rocvirtual.cpp:2790-2794, 7.2.4 :471; 6.2 never checks the size, :357). ROCr is asked,
-// not CLR: from 6.4 CLR frees the mapping's sub-buffer even then while its entry stays registered (6.4.3
-// hip_vm.cpp:369, 7.2.4 as built), so hipMemGetAccess would read a freed object. hsa_amd_vmem_get_access reads only
-// ROCr's own table of mappings (ROCR rocm-6.2.0 runtime.cpp:3363-3379, 6.4.3 :3552-3568, rocm-systems
-// release/rocm-rel-7.0 :3613-3629, develop 2025-08 :3624-3640, 7.2.4 as built) and checks the agent only after the
-// address (6.2.0 :3381), so the agent cannot make a mapping look absent (rocr_maps asks at the middle). It must see
-// the mapping before the unmap (map() proved CLR's entry, made only after a successful hsa map), so that "gone"
-// afterwards is evidence.
-inline Status unmap(Mapping* m) {
-  if (!m->va) return Status::harness("suite bug: vmr_hip::unmap of an empty Mapping");
-  if (!own_agent) return Status::harness("suite bug: vmr_hip::unmap before describe_vmem found the rank's HSA agent");
-  // What this adds to map()'s check (CLR asking ROCr at `va` with CLR's agent): this process's own ROCr, the
-  // rank's agent and an interior address; a HARNESS here means one of those is not what CLR uses.
-  hsa_status_t before = HSA_STATUS_SUCCESS, after = HSA_STATUS_SUCCESS;
-  if (!rocr_maps(m->va, m->size, &before).value_or(false) || before != HSA_STATUS_SUCCESS)
-    return Status::harness(
-        "ROCr does not see the mapping CLR reported mapped: " + vmr_hsa::hsa_error("hsa_amd_vmem_get_access", before) +
-        " (is the HSA runtime this process loaded CLR's own?)");
-  VMR_GPU_TRY(hipMemUnmap, m->va, m->size);
-  // Up to 7.2.4, hipSuccess dropped hipMemMap's reference whatever happened below it (clr rocm-6.2.0 hip_vm.cpp:377,
-  // 6.3.0.1 :372, 6.4.3 :374, 7.2.4 as built): a second hipMemUnmap at the end would drop it again and free memory the
-  // Handle still releases.
-  void* va = m->va;
-  m->va = nullptr;
-  if (!rocr_maps(va, m->size, &after).value_or(true)) return Status::pass();  // ROCr's "va is not mapped"
-  mark_teardown_unsafe(va, m->size);
-  if (after == HSA_STATUS_SUCCESS)
-    return Status::fail(
-        "hipMemUnmap returned hipSuccess, but hsa_amd_vmem_get_access still finds a mapping there: the HSA unmap "
-        "failed or was not run below it; nothing new is mapped over it, nothing more is released");
-  return Status::fail("after hipMemUnmap, " + vmr_hsa::hsa_error("hsa_amd_vmem_get_access", after) +
-                      " (HSA_STATUS_ERROR_INVALID_ALLOCATION would say: no mapping there)");
-}
-
-// Read-write access for every device listed on [va, va + size).
-inline Status set_access(void* va, size_t size, const std::vector<int>& devices) {
-  std::vector<hipMemAccessDesc> desc;
-  for (int d : devices) {
-    bool listed = false;
-    for (const auto& x : desc) listed = listed || x.location.id == d;
-    if (listed) continue;
-    hipMemAccessDesc a{};
-    a.location.type = hipMemLocationTypeDevice;
-    a.location.id = d;
-    a.flags = hipMemAccessFlagsProtReadWrite;
-    desc.push_back(a);
+  Status reserve(size_t size, Reservation* r) const {
+    VMR_TRY(session->still_usable());
+    r->traits.session = session;
+    VMR_GPU_TRY(hipMemAddressReserve, &r->va, size, 0, nullptr, 0);
+    r->size = size;
+    return Status::pass();
   }
-  VMR_GPU_TRY(hipMemSetAccess, va, size, desc.data(), desc.size());
-  return Status::pass();
-}
 
-// The export writes the fd through its first argument on every release.
-inline Status export_fd(const Handle& mem, vmr::UniqueFd* fd) {
-  int raw = -1;
-  VMR_GPU_TRY(hipMemExportToShareableHandle, &raw, mem.h, hipMemHandleTypePosixFileDescriptor, 0);
-  fd->reset(raw);
-  return Status::pass();
-}
+  // A map counts only once the runtime finds it. clr rocm-6.2.0 to 6.2.2, the release/rocm-rel-6.3.0.1 branch,
+  // amd-staging (2024-10), 6.4.3 and 7.2.4 (Debian's builds) answer hipSuccess for a map whose hsa_amd_vmem_map
+  // failed (rocm-6.2.0 hipamd/src/hip_vm.cpp:276, 6.3.0.1 :271, 6.4.3 :272, 7.2.4 :302 as built; the command only
+  // logs it, rocclr/device/rocm/rocvirtual.cpp:2616-2618); a later CLR returns the error (rocm-systems PR #6982;
+  // first release unverified). hipMemUnmap of such a VA dereferences a null sub-buffer up to 6.4.3 (6.2.0
+  // hip_vm.cpp:357, 6.3.0.1 :352, 6.4.3 :353) and answers hipErrorInvalidValue in 7.2.4 (:430). mapping_at
+  // proves that some mapping covers va, not that it is this handle's: callers map only onto a VA that is fresh or
+  // that unmap() below proved empty. "Not found" is a FAIL with the Mapping left empty, so nothing unmaps that VA
+  // (hipMemRelease and hipMemAddressFree after it do not crash: 6.2.0 hip_vm.cpp:44-46, :298; 6.3.0.1 :44-46, :293).
+  // The silent failure still took hipMemMap's reference on the handle (6.2.0 :265, 6.3.0.1 :260, 6.4.3 :262) and
+  // nothing would drop it, leaking the allocation: one hipMemRelease here drops it (one unconditional release
+  // each, 6.2.0 :298), and the Handle's own release frees it. Any other hipMemGetAccess error keeps the Mapping, so the
+  // map is undone as usual. The message names no bare error code an expected reason (`~hipMemSetAccess returned ...`)
+  // could mistake for its own.
+  Status map(void* va, size_t size, const Handle& mem, Mapping* m) const {
+    VMR_TRY(session->still_usable());
+    m->traits.session = session;
+    int device = 0;
+    VMR_GPU_TRY(hipGetDevice, &device);  // before the map: a map must never be left without its owner
+    VMR_GPU_TRY(hipMemMap, va, size, 0, mem.h, 0);
+    hipError_t found = mapping_at(va, device);
+    if (found == hipErrorInvalidValue) {
+      mem.traits.release(mem.h);  // the reference the silent failure took; the Handle keeps its own
+      return Status::fail(
+          "hipMemMap returned hipSuccess, but hipMemGetAccess finds no mapping at that address: the map did not "
+          "happen (CLR up to 7.2 at least reports a failed hsa_amd_vmem_map as success); left unmapped, since "
+          "hipMemUnmap of such an address dereferences null up to 6.4");
+    }
+    m->va = va;
+    m->size = size;
+    if (found != hipSuccess) return Status::fail("after hipMemMap, " + vmr_gpu::gpu_error("hipMemGetAccess", found));
+    return Status::pass();
+  }
 
-inline Status import_fd(int fd, Handle* mem) {
-  VMR_TRY(still_usable());
-  mem->reset();
-  if (!import_convention)
-    return Status::harness(
-        "suite bug: hipMemImportFromShareableHandle before describe_rank decided the osHandle "
-        "convention");
-  void* os_handle = import_convention->convention == vmr_amd::OsHandle::Value
-                        ? reinterpret_cast<void*>(static_cast<uintptr_t>(fd))
-                        : static_cast<void*>(&fd);
-  VMR_GPU_TRY(hipMemImportFromShareableHandle, &mem->h, os_handle, hipMemHandleTypePosixFileDescriptor);
-  mem->valid = true;
-  return Status::pass();
-}
+  // An unmap that must have happened before new memory is mapped at the same VA, so that map()'s check proves the new
+  // mapping. A failed hipMemUnmap is a FAIL naming it, with the Mapping kept (nothing is mapped over it; its owner
+  // tries again at the end, harmless after an error). So is a hipMemUnmap that answered hipSuccess with the mapping
+  // still there, as CLR 6.2 to 7.2.4 does when hsa_amd_vmem_unmap fails or is not run (6.2.0 rocvirtual.cpp:2636-2638,
+  // 6.4.3 hip_vm.cpp:376 and rocvirtual.cpp:2790-2794, 7.2.4 :471; 6.2 never checks the size, :357). ROCr is asked,
+  // not CLR: from 6.4 CLR frees the mapping's sub-buffer even then while its entry stays registered (6.4.3
+  // hip_vm.cpp:369, 7.2.4 as built), so hipMemGetAccess would read a freed object. hsa_amd_vmem_get_access reads only
+  // ROCr's own table of mappings (ROCR rocm-6.2.0 runtime.cpp:3363-3379, 6.4.3 :3552-3568, rocm-systems
+  // release/rocm-rel-7.0 :3613-3629, develop 2025-08 :3624-3640, 7.2.4 as built) and checks the agent only after the
+  // address (6.2.0 :3381), so the agent cannot make a mapping look absent (rocr_maps asks at the middle). It must see
+  // the mapping before the unmap (map() proved CLR's entry, made only after a successful hsa map), so that "gone"
+  // afterwards is evidence.
+  Status unmap(Mapping* m) const {
+    if (!m->va) return Status::harness("suite bug: vmr_hip::Vmem::unmap of an empty Mapping");
+    // What this adds to map()'s check (CLR asking ROCr at `va` with CLR's agent): this process's own ROCr, the
+    // rank's agent and an interior address; a HARNESS here means one of those is not what CLR uses.
+    hsa_status_t before = HSA_STATUS_SUCCESS, after = HSA_STATUS_SUCCESS;
+    if (!session->rocr_maps(m->va, m->size, &before).value_or(false) || before != HSA_STATUS_SUCCESS)
+      return Status::harness("ROCr does not see the mapping CLR reported mapped: " +
+                             vmr_hsa::hsa_error("hsa_amd_vmem_get_access", before) +
+                             " (is the HSA runtime this process loaded CLR's own?)");
+    VMR_GPU_TRY(hipMemUnmap, m->va, m->size);
+    // Up to 7.2.4, hipSuccess dropped hipMemMap's reference whatever happened below it (clr rocm-6.2.0 hip_vm.cpp:377,
+    // 6.3.0.1 :372, 6.4.3 :374, 7.2.4 as built): a second hipMemUnmap at the end would drop it again and free memory
+    // the Handle still releases.
+    void* va = m->va;
+    m->va = nullptr;
+    if (!session->rocr_maps(va, m->size, &after).value_or(true)) return Status::pass();  // ROCr's "va is not mapped"
+    session->mark_teardown_unsafe(va, m->size);
+    if (after == HSA_STATUS_SUCCESS)
+      return Status::fail(
+          "hipMemUnmap returned hipSuccess, but hsa_amd_vmem_get_access still finds a mapping there: the HSA unmap "
+          "failed or was not run below it; nothing new is mapped over it, nothing more is released");
+    return Status::fail("after hipMemUnmap, " + vmr_hsa::hsa_error("hsa_amd_vmem_get_access", after) +
+                        " (HSA_STATUS_ERROR_INVALID_ALLOCATION would say: no mapping there)");
+  }
 
-// Peer side: the owner's memory imported from its fd and mapped into our VA range (reserved here unless the block
-// already has one, as on re-import), accessible to our device.
-inline Status import_block(int device, int fd, size_t size, Block* b) {
-  VMR_TRY(import_fd(fd, &b->mem));
-  if (!b->range.va) VMR_TRY(reserve(size, &b->range));
-  VMR_TRY(map(b->range.va, size, b->mem, &b->map));
-  return set_access(b->range.va, size, {device});
-}
+  // Read-write access for every device listed on [va, va + size).
+  Status set_access(void* va, size_t size, const std::vector<int>& devices) const {
+    std::vector<hipMemAccessDesc> desc;
+    for (int d : devices) {
+      bool listed = false;
+      for (const auto& x : desc) listed = listed || x.location.id == d;
+      if (listed) continue;
+      hipMemAccessDesc a{};
+      a.location.type = hipMemLocationTypeDevice;
+      a.location.id = d;
+      a.flags = hipMemAccessFlagsProtReadWrite;
+      desc.push_back(a);
+    }
+    VMR_GPU_TRY(hipMemSetAccess, va, size, desc.data(), desc.size());
+    return Status::pass();
+  }
+  Status grant_own(void* va, size_t size) const { return set_access(va, size, {device}); }
+
+  // The export writes the fd through its first argument on every release.
+  Status export_fd(const Handle& mem, vmr::UniqueFd* fd) const {
+    int raw = -1;
+    VMR_GPU_TRY(hipMemExportToShareableHandle, &raw, mem.h, hipMemHandleTypePosixFileDescriptor, 0);
+    fd->reset(raw);
+    return Status::pass();
+  }
+
+  Status import_fd(int fd, Handle* mem) const {
+    VMR_TRY(session->still_usable());
+    mem->reset();
+    mem->traits.session = session;
+    void* os_handle = session->convention.convention == vmr_amd::OsHandle::Value
+                          ? reinterpret_cast<void*>(static_cast<uintptr_t>(fd))
+                          : static_cast<void*>(&fd);
+    VMR_GPU_TRY(hipMemImportFromShareableHandle, &mem->h, os_handle, hipMemHandleTypePosixFileDescriptor);
+    mem->valid = true;
+    return Status::pass();
+  }
+};
 
 // Does this runtime take a pointer to the fd? Imports this process's own export with the pointer form: a runtime
 // that takes the fd by value reads the pointer's low bits as an fd number nothing has open and answers with an
 // error, so this probe cannot crash (the by-value form on a pointer runtime would dereference the fd number).
-inline std::optional<bool> probe_pointer_form(int device, std::string* note) {
+inline std::optional<bool> probe_pointer_form(const Vmem& pinned, std::string* note) {
   size_t g = 0;
   Handle mem;
   vmr::UniqueFd fd;
-  Status ready = granularity(device, hipMemAllocationTypePinned, &g);
-  if (ready.ok()) ready = create(device, hipMemAllocationTypePinned, g, &mem);
-  if (ready.ok()) ready = export_fd(mem, &fd);
+  Status ready = granularity(pinned.device, pinned.type, &g);
+  if (ready.ok()) ready = pinned.create(g, &mem);
+  if (ready.ok()) ready = pinned.export_fd(mem, &fd);
   if (!ready.ok()) {
     *note = "not probed: " + ready.detail;
     return std::nullopt;
@@ -297,6 +305,7 @@ inline std::optional<bool> probe_pointer_form(int device, std::string* note) {
   // rocm-systems PRs #6471 and #8440) "accepts" any value at import time and refuses it only there.
   int raw = fd.get();
   Block imported;
+  imported.mem.traits.session = pinned.session;
   hipError_t e = hipMemImportFromShareableHandle(&imported.mem.h, &raw, hipMemHandleTypePosixFileDescriptor);
   (void)hipGetLastError();  // the refusal is the answer, not an error of the next call
   if (e != hipSuccess) {
@@ -304,9 +313,9 @@ inline std::optional<bool> probe_pointer_form(int device, std::string* note) {
     return false;
   }
   imported.mem.valid = true;
-  Status usable = reserve(g, &imported.range);
+  Status usable = pinned.reserve(g, &imported.range);
   if (usable.ok()) {
-    usable = map(imported.range.va, g, imported.mem, &imported.map);
+    usable = pinned.map(imported.range.va, g, imported.mem, &imported.map);
     // A map that did not happen leaves, on clr amd-staging (2024-10) and 6.4.3, a sub-buffer that keeps the
     // reservation's entry alive after hipMemAddressFree (rocclr/platform/memory.cpp:126, :458-462; 6.4.3 removes the
     // entry in neither device.cpp:547-566 nor rocdevice.cpp:2479-2495; 6.2.0 device.cpp:478 and the 6.3.0.1 branch
@@ -314,7 +323,7 @@ inline std::optional<bool> probe_pointer_form(int device, std::string* note) {
     // reservation rather than free it (a case's failed map ends the rank's life).
     if (!usable.ok() && !imported.map.va) imported.range.va = nullptr;
   }
-  if (usable.ok()) usable = set_access(imported.range.va, g, {device});
+  if (usable.ok()) usable = pinned.grant_own(imported.range.va, g);
   (void)hipGetLastError();
   if (!usable.ok()) {  // the import took the fd, so the convention is not what failed: inconclusive
     *note = "inconclusive: the import was accepted, then " + usable.detail;
@@ -326,8 +335,8 @@ inline std::optional<bool> probe_pointer_form(int device, std::string* note) {
 
 // What every HIP VMem binary settles after vmr_amd::describe_rank, all printed: that this runtime exports and
 // imports VMem by fd at all (ROCm 6.2), that the device supports VMem (vmr_amd::vmm_support), and which osHandle
-// convention its import takes.
-inline Status describe_vmem(vmr::RankContext& ctx, const vmr_amd::Env& env) {
+// convention its import takes; *session is then ready for every case.
+inline Status describe_vmem(vmr::RankContext& ctx, const vmr_amd::Env& env, Session* session) {
   if (env.hip_version < vmr_amd::kFirstHipWithVmemFdExport)
     return Status::skip("HIP runtime " + vmr_amd::hip_version_text(env.hip_version) +
                         ": VMem export/import by POSIX fd needs ROCm 6.2 or later (6.0 and 6.1 answer "
@@ -336,18 +345,19 @@ inline Status describe_vmem(vmr::RankContext& ctx, const vmr_amd::Env& env) {
   VMR_GPU_TRY(hipDeviceGetAttribute, &vmm, static_cast<hipDeviceAttribute_t>(kVmmSupportedAttribute), ctx.device());
   ctx.info("vmm_supported", vmm ? "yes" : "no");
   VMR_TRY(vmr_amd::vmm_support(ctx.device(), vmm, std::getenv("HIP_VMEM_MANAGE_SUPPORT")));
-  VMR_TRY(vmr_hsa::load_api());  // unmap() asks ROCr itself (hsa_amd_vmem_get_access)
-  own_agent = env.agent;
+  VMR_TRY(vmr_hsa::load_api());  // Vmem::unmap asks ROCr itself (hsa_amd_vmem_get_access)
+  session->agent = env.agent;
   const char* override_value = std::getenv("VMR_HIP_OSHANDLE");
   std::string probe_note = "not probed: VMR_HIP_OSHANDLE is set";
   std::optional<bool> pointer_form;
-  if (!override_value) pointer_form = probe_pointer_form(ctx.device(), &probe_note);
-  VMR_TRY(still_usable());  // the probe's own unmap left a mapping ROCr still holds: no case can run after it
+  if (!override_value)
+    pointer_form = probe_pointer_form({session, ctx.device(), hipMemAllocationTypePinned}, &probe_note);
+  VMR_TRY(session->still_usable());  // the probe's own unmap left a mapping ROCr still holds: no case can run after it
   ctx.info("os_handle_pointer_probe", probe_note);
   vmr_amd::OsHandleDecision d;
   VMR_TRY(vmr_amd::decide_os_handle(env.hip_version, env.rocm_release, override_value, pointer_form, &d));
   ctx.info("os_handle_convention", std::string(vmr_amd::os_handle_name(d.convention)) + " (" + d.why + ")");
-  import_convention = d;
+  session->convention = d;
   return Status::pass();
 }
 

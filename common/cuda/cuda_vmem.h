@@ -1,7 +1,7 @@
 // CUDA driver-API virtual memory, one driver call per function, and the owners of what each call creates, so that
 // every handle, mapping and reservation is released on every path. The same vocabulary as vmr_hip (amd/hip_vmem.h)
-// and vmr_hsa (amd/hsa_vmem.h): Handle, Reservation, Mapping, Block; create, reserve, map, set_access, export_fd,
-// import_block.
+// and vmr_hsa (amd/hsa_vmem.h): Handle, Reservation, Mapping, Block; a Vmem whose create, reserve, map, unmap,
+// set_access, grant_own, export_fd and import_fd the cases and gpu/vmem_share.h call.
 #pragma once
 
 #include <cuda.h>
@@ -22,9 +22,9 @@ using u64 = unsigned long long;
 struct Traits {
   using handle_type = CUmemGenericAllocationHandle;
   using va_type = CUdeviceptr;
-  static void release(handle_type h) { (void)api.cuMemRelease(h); }
-  static void unmap(va_type va, size_t size) { (void)api.cuMemUnmap(va, size); }
-  static void address_free(va_type va, size_t size) { (void)api.cuMemAddressFree(va, size); }
+  void release(handle_type h) const { (void)api.cuMemRelease(h); }
+  void unmap(va_type va, size_t size) const { (void)api.cuMemUnmap(va, size); }
+  void address_free(va_type va, size_t size) const { (void)api.cuMemAddressFree(va, size); }
 };
 using Handle = vmr_gpu::VmemHandle<Traits>;
 using Reservation = vmr_gpu::VmemReservation<Traits>;
@@ -46,74 +46,71 @@ inline Status granularity(int device, size_t* g) {
   return Status::pass();
 }
 
-inline Status create(int device, size_t size, Handle* mem) {
-  mem->reset();
-  CUmemAllocationProp prop = pinned_fd_prop(device);
-  VMR_CU_TRY(api.cuMemCreate, &mem->h, size, &prop, 0);
-  mem->valid = true;
-  return Status::pass();
-}
+// One rank's driver calls, its device bound in: the calls the cases and the sharing step (gpu/vmem_share.h) make.
+struct Vmem {
+  int device = 0;
 
-inline Status reserve(size_t size, Reservation* r) {
-  VMR_CU_TRY(api.cuMemAddressReserve, &r->va, size, 0, 0, 0);
-  r->size = size;
-  return Status::pass();
-}
-
-inline Status map(CUdeviceptr va, size_t size, const Handle& mem, Mapping* m) {
-  VMR_CU_TRY(api.cuMemMap, va, size, 0, mem.h, 0);
-  m->va = va;
-  m->size = size;
-  return Status::pass();
-}
-
-// An unmap that must have happened before new memory is mapped at the same VA (as vmr_hip::unmap): a failed
-// cuMemUnmap is a FAIL naming it, with the Mapping kept, so nothing is mapped over it.
-inline Status unmap(Mapping* m) {
-  VMR_CU_TRY(api.cuMemUnmap, m->va, m->size);
-  m->va = {};
-  return Status::pass();
-}
-
-// Read-write access for each device in `devices` on [va, va + size).
-inline Status set_access(CUdeviceptr va, size_t size, const std::vector<int>& devices) {
-  std::vector<CUmemAccessDesc> desc;
-  for (int d : devices) {
-    bool listed = std::any_of(desc.begin(), desc.end(), [&](const CUmemAccessDesc& x) { return x.location.id == d; });
-    if (listed) continue;
-    CUmemAccessDesc a{};
-    a.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-    a.location.id = d;
-    a.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-    desc.push_back(a);
+  Status create(size_t size, Handle* mem) const {
+    mem->reset();
+    CUmemAllocationProp prop = pinned_fd_prop(device);
+    VMR_CU_TRY(api.cuMemCreate, &mem->h, size, &prop, 0);
+    mem->valid = true;
+    return Status::pass();
   }
-  VMR_CU_TRY(api.cuMemSetAccess, va, size, desc.data(), desc.size());
-  return Status::pass();
-}
 
-inline Status export_fd(const Handle& mem, vmr::UniqueFd* fd) {
-  int raw = -1;
-  VMR_CU_TRY(api.cuMemExportToShareableHandle, &raw, mem.h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
-  fd->reset(raw);
-  return Status::pass();
-}
+  Status reserve(size_t size, Reservation* r) const {
+    VMR_CU_TRY(api.cuMemAddressReserve, &r->va, size, 0, 0, 0);
+    r->size = size;
+    return Status::pass();
+  }
 
-inline Status import_fd(int fd, Handle* mem) {
-  mem->reset();
-  // CUDA takes the fd by value, cast to a pointer.
-  VMR_CU_TRY(api.cuMemImportFromShareableHandle, &mem->h, reinterpret_cast<void*>(uintptr_t(fd)),
-             CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
-  mem->valid = true;
-  return Status::pass();
-}
+  Status map(CUdeviceptr va, size_t size, const Handle& mem, Mapping* m) const {
+    VMR_CU_TRY(api.cuMemMap, va, size, 0, mem.h, 0);
+    m->va = va;
+    m->size = size;
+    return Status::pass();
+  }
 
-// Peer side: the owner's memory imported from its fd and mapped into our VA range (reserved here unless the block
-// already has one, as on re-import), accessible to our device.
-inline Status import_block(int device, int fd, size_t size, Block* b) {
-  VMR_TRY(import_fd(fd, &b->mem));
-  if (!b->range.va) VMR_TRY(reserve(size, &b->range));
-  VMR_TRY(map(b->range.va, size, b->mem, &b->map));
-  return set_access(b->range.va, size, {device});
-}
+  // An unmap that must have happened before new memory is mapped at the same VA (as vmr_hip::Vmem::unmap): a
+  // failed cuMemUnmap is a FAIL naming it, with the Mapping kept, so nothing is mapped over it.
+  Status unmap(Mapping* m) const {
+    VMR_CU_TRY(api.cuMemUnmap, m->va, m->size);
+    m->va = {};
+    return Status::pass();
+  }
+
+  // Read-write access for each device in `devices` on [va, va + size).
+  Status set_access(CUdeviceptr va, size_t size, const std::vector<int>& devices) const {
+    std::vector<CUmemAccessDesc> desc;
+    for (int d : devices) {
+      bool listed = std::any_of(desc.begin(), desc.end(), [&](const CUmemAccessDesc& x) { return x.location.id == d; });
+      if (listed) continue;
+      CUmemAccessDesc a{};
+      a.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+      a.location.id = d;
+      a.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+      desc.push_back(a);
+    }
+    VMR_CU_TRY(api.cuMemSetAccess, va, size, desc.data(), desc.size());
+    return Status::pass();
+  }
+  Status grant_own(CUdeviceptr va, size_t size) const { return set_access(va, size, {device}); }
+
+  Status export_fd(const Handle& mem, vmr::UniqueFd* fd) const {
+    int raw = -1;
+    VMR_CU_TRY(api.cuMemExportToShareableHandle, &raw, mem.h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
+    fd->reset(raw);
+    return Status::pass();
+  }
+
+  Status import_fd(int fd, Handle* mem) const {
+    mem->reset();
+    // CUDA takes the fd by value, cast to a pointer.
+    VMR_CU_TRY(api.cuMemImportFromShareableHandle, &mem->h, reinterpret_cast<void*>(uintptr_t(fd)),
+               CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+    mem->valid = true;
+    return Status::pass();
+  }
+};
 
 }  // namespace vmr_cuda

@@ -1,5 +1,5 @@
 // Host-side helpers every GPU reproducer shares, one source for HIP and CUDA: device buffers, fenced read-back
-// of VMem VAs through a bounce buffer, pattern checks, checksums, event timing, the peer exchange and the rounds
+// of VMem VAs through a bounce buffer, pattern checks, checksums, event timing and the rounds
 // every backend runs the same way. Like the kernels they launch (gpu_kernels.h), the helpers have internal linkage
 // (an unnamed namespace), so any number of translation units may include this header; vmr_gpu::finish() comes
 // from the vendor library (common/amd/hip_finish.hip, common/cuda/cuda_finish.cu).
@@ -43,14 +43,6 @@ struct DeviceBuffer {  // plain device memory from the runtime's allocator: boun
   }
   Status alloc(size_t n) { return gpu_check("Malloc", VMR_GPU(Malloc)(&p, n * sizeof(T))); }
 };
-
-// The export/import step of every scenario: this rank's memory goes to every peer as `own_fd`, and peers[j]
-// becomes rank j's memory, imported by `import(fd, &block)` (the backend's import_block). peers[self] stays empty.
-template <class Block, class Import>
-Status import_from_peers(vmr::RankContext& ctx, int own_fd, std::vector<Block>* peers, Import import) {
-  *peers = std::vector<Block>(ctx.ranks());
-  return ctx.mesh().share_fd(own_fd, {}, [&](int j, int fd, const std::string&) { return import(fd, &(*peers)[j]); });
-}
 
 // The mapped spans of blocks (empty for this rank's own slot), as the rounds take them.
 template <class Block>

@@ -4,10 +4,12 @@
 //
 // struct Traits {
 //   using handle_type = ...;  using va_type = ...;       // e.g. hipMemGenericAllocationHandle_t and void*
-//   static void release(handle_type);                     // hipMemRelease / hsa_amd_vmem_handle_release / cuMemRelease
-//   static void unmap(va_type, size_t);                   // hipMemUnmap / hsa_amd_vmem_unmap / cuMemUnmap
-//   static void address_free(va_type, size_t);            // hipMemAddressFree / hsa_amd_vmem_address_free / ...
+//   void release(handle_type) const;                      // hipMemRelease / hsa_amd_vmem_handle_release / cuMemRelease
+//   void unmap(va_type, size_t) const;                    // hipMemUnmap / hsa_amd_vmem_unmap / cuMemUnmap
+//   void address_free(va_type, size_t) const;             // hipMemAddressFree / hsa_amd_vmem_address_free / ...
 // };
+// Each owner holds its own Traits value, set by the call that filled it: a backend whose release depends on the
+// rank's session (vmr_hip: a stale unmap stops all releases) keeps the session there; the others' are empty.
 #pragma once
 
 #include <cstddef>
@@ -19,6 +21,7 @@ namespace vmr_gpu {
 
 template <class Traits>
 struct VmemHandle {  // physical memory, created or imported
+  Traits traits{};
   typename Traits::handle_type h{};
   bool valid = false;
   VmemHandle() = default;
@@ -26,7 +29,7 @@ struct VmemHandle {  // physical memory, created or imported
   VmemHandle& operator=(const VmemHandle&) = delete;
   ~VmemHandle() { reset(); }
   void reset() {
-    if (valid) Traits::release(h);
+    if (valid) traits.release(h);
     valid = false;
   }
 };
@@ -34,13 +37,14 @@ struct VmemHandle {  // physical memory, created or imported
 template <class Traits>
 struct VmemReservation {  // a VA range
   using va_type = typename Traits::va_type;
+  Traits traits{};
   va_type va{};
   size_t size = 0;
   VmemReservation() = default;
   VmemReservation(const VmemReservation&) = delete;
   VmemReservation& operator=(const VmemReservation&) = delete;
   ~VmemReservation() {
-    if (va) Traits::address_free(va, size);
+    if (va) traits.address_free(va, size);
   }
   // The VA `offset` bytes into the range, in the API's own VA type.
   va_type at(size_t offset) const {
@@ -53,6 +57,7 @@ struct VmemReservation {  // a VA range
 
 template <class Traits>
 struct VmemMapping {  // physical memory mapped at a VA
+  Traits traits{};
   typename Traits::va_type va{};
   size_t size = 0;
   VmemMapping() = default;
@@ -60,7 +65,7 @@ struct VmemMapping {  // physical memory mapped at a VA
   VmemMapping& operator=(const VmemMapping&) = delete;
   ~VmemMapping() { reset(); }
   void reset() {
-    if (va) Traits::unmap(va, size);
+    if (va) traits.unmap(va, size);
     va = {};
   }
   // What kernels may touch: the mapped words (empty once unmapped).

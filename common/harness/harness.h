@@ -1,8 +1,9 @@
-// The harness's public entry: what a reproducer binary declares (its backend and its cases) and everything a case
-// uses (RankContext with its mesh, Status and VMR_TRY, UniqueFd and ScopeExit). main() is one line:
-// return vmr::repro_main(...).
+// The harness's public entry: what a reproducer binary declares (its backend, its per-rank state and its cases) and
+// everything a case uses (RankContext with its mesh, Status and VMR_TRY, UniqueFd and ScopeExit). main() is one
+// line: return vmr::repro_main(binary, argc, argv).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -13,30 +14,68 @@
 
 namespace vmr {
 
-using CaseFn = Status (*)(RankContext&);
+// A binary's table, typed by what its describe step learns once per rank (granule, agent, runtime conventions) and
+// every case reads: the state is a value the harness holds for the rank's life and hands to each case, never a
+// global a case could read before describe filled it.
+// The state of a binary whose describe step learns nothing its cases read (the host baseline, the unit tests).
+struct NoState {};
 
-struct CaseDef {
+template <class State>
+struct Case {
   const char* name;         // stable key: [a-z0-9-]+
   const char* description;  // one line for --list
-  CaseFn run;
+  Status (*run)(RankContext& ctx, const State& state);
   double default_timeout_s = 0;  // used when --timeout is not given; 0: the suite's default (60 s)
 };
 
-struct Backend {
-  const char* name;  // "host", "hip", "hsa", "cuda": the CTest label and the JSON's backend
-  // Runs in every rank before its case: reports runtime/driver versions and the device the rank really uses
-  // with ctx.info(), fills the binary's per-rank state, and returns SKIP (with the runtime's own answer) when this
-  // machine cannot run the case.
-  Status (*describe_rank)(RankContext& ctx);
+template <class State>
+struct Binary {
+  const char* name;
+  const char* backend;  // "host", "hip", "hsa", "cuda": the CTest label and the JSON's backend
+  // Runs in every rank before its cases: reports runtime/driver versions and the device the rank really uses with
+  // ctx.info(), fills *state, and returns SKIP (with the runtime's own answer) when this machine cannot run.
+  Status (*describe)(RankContext& ctx, State* state);
+  std::vector<Case<State>> cases;
+};
+
+// The same table with the state bound in, as the launcher and the rank process use it.
+struct CaseDef {
+  const char* name;
+  const char* description;
+  std::function<Status(RankContext&)> run;
+  double default_timeout_s = 0;
 };
 
 struct ReproBinary {
   const char* name;
-  Backend backend;
+  const char* backend;
+  std::function<Status(RankContext&)> describe;
   std::vector<CaseDef> cases;
 };
 
 // The whole program: a rank when argv carries the rank flag, otherwise the launcher.
 int repro_main(const ReproBinary& binary, int argc, char** argv);
+
+// The table with `state` bound in: one state per process, since a rank's life runs describe once, then its cases,
+// and a rank never returns from repro_main (it ends with _exit), so the state outlives every case.
+template <class State>
+ReproBinary bind_state(const Binary<State>& binary, State* state) {
+  ReproBinary bound{binary.name,
+                    binary.backend,
+                    [describe = binary.describe, state](RankContext& ctx) { return describe(ctx, state); },
+                    {}};
+  for (const auto& c : binary.cases)
+    bound.cases.push_back(
+        {c.name, c.description,
+         [run = c.run, state](RankContext& ctx) { return run(ctx, static_cast<const State&>(*state)); },
+         c.default_timeout_s});
+  return bound;
+}
+
+template <class State>
+int repro_main(const Binary<State>& binary, int argc, char** argv) {
+  static State state{};
+  return repro_main(bind_state(binary, &state), argc, argv);
+}
 
 }  // namespace vmr

@@ -52,7 +52,7 @@ void print_case_list(const std::vector<ExpectedRow>& table, const ReproBinary& b
 std::string case_list_json(const std::vector<ExpectedRow>& table, const ReproBinary& bin) {
   JsonWriter w;
   w.begin_object().key("schema").value("vmem-repro-cases/1").key("binary").value(bin.name);
-  w.key("backend").value(bin.backend.name).key("cases").begin_array();
+  w.key("backend").value(bin.backend).key("cases").begin_array();
   for (const auto& c : bin.cases) {
     const CasePolicy p = case_policy(table, bin.name, c.name);
     w.begin_object().key("name").value(c.name).key("description").value(c.description);
@@ -204,7 +204,7 @@ int launcher_main(const ReproBinary& bin, int argc, char** argv) {
   std::vector<const CaseDef*> selected = select_cases(table, bin, o);
   auto env = [](const char* k) -> const char* { return ::getenv(k); };
   int ranks = 0;
-  RunSummary run{bin.name, bin.backend.name, {}, {}, {}, {}};
+  RunSummary run{bin.name, bin.backend, {}, {}, {}, {}};
   const Status st = [&]() -> Status {  // initialised, not reassigned: see rank_main (nvcc #2810-D)
     VMR_TRY(resolve_ranks(o, env, &ranks));
     return resolve_devices(o, ranks, env, &run.devices, &run.device_source);
@@ -213,7 +213,7 @@ int launcher_main(const ReproBinary& bin, int argc, char** argv) {
     std::printf("VERDICT: HARNESS %s.- %s\n", bin.name, printable(st.detail, 400).c_str());
     return exit_code(Verdict::Harness);
   }
-  run.host = host_environment(bin.name, bin.backend.name);
+  run.host = host_environment(bin.name, bin.backend);
   run.vars = runtime_variables();
   std::vector<std::string> dev_text;
   for (int d : run.devices) dev_text.push_back(std::to_string(d));

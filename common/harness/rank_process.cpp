@@ -110,7 +110,7 @@ int rank_main(const ReproBinary& bin, int argc, char** argv) {
     ctx.ready_now();
     if (!started.ok()) return started;
     try {
-      return ctx.agree(bin.backend.describe_rank(ctx));
+      return ctx.agree(bin.describe(ctx));
     } catch (const std::exception& e) {
       return Status::harness(std::string("uncaught exception in describe: ") + e.what());
     }

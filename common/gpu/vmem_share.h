@@ -1,0 +1,49 @@
+// The sharing step every two-process VMem case starts with, written once for the three backends: the owner's
+// allocate-map-grant-export, and each peer's import-map-grant. `Vmem` is a backend's calls as one rank makes them
+// (vmr_hip::Vmem, vmr_hsa::Vmem, vmr_cuda::Vmem: each call one API call, named in its backend's header):
+//   create(size, Handle*)  reserve(size, Reservation*)  map(va, size, const Handle&, Mapping*)  grant_own(va, size)
+//   export_fd(const Handle&, UniqueFd*)  import_fd(fd, Handle*)
+// Each rank grants only its own device: an owner that also granted its peers' devices would import their P2P
+// access in its own process (ROCR rocm-6.2.0 src/core/runtime/runtime.cpp:3213-3231), and a failure there would be
+// blamed on the owner instead of on the peer's import.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/harness.h"
+
+namespace vmr_gpu {
+
+// Owner: `size` bytes of the backend's memory, reserved, mapped, accessible to this rank's device, exported as an
+// fd.
+template <class Vmem, class Block>
+vmr::Status allocate_exported(const Vmem& vmem, size_t size, Block* b, vmr::UniqueFd* fd) {
+  VMR_TRY(vmem.create(size, &b->mem));
+  VMR_TRY(vmem.reserve(size, &b->range));
+  VMR_TRY(vmem.map(b->range.va, size, b->mem, &b->map));
+  VMR_TRY(vmem.grant_own(b->range.va, size));
+  return vmem.export_fd(b->mem, fd);
+}
+
+// Peer: the owner's memory imported from its fd and mapped into this rank's range (reserved here unless the block
+// already has one, as on re-import), accessible to this rank's device.
+template <class Vmem, class Block>
+vmr::Status import_block(const Vmem& vmem, int fd, size_t size, Block* b) {
+  VMR_TRY(vmem.import_fd(fd, &b->mem));
+  if (!b->range.va) VMR_TRY(vmem.reserve(size, &b->range));
+  VMR_TRY(vmem.map(b->range.va, size, b->mem, &b->map));
+  return vmem.grant_own(b->range.va, size);
+}
+
+// Every rank sends `own_fd` to every other rank, and peers[j] becomes rank j's memory, imported; peers[self] stays
+// empty.
+template <class Vmem, class Block>
+vmr::Status exchange(vmr::RankContext& ctx, const Vmem& vmem, const vmr::UniqueFd& own_fd, size_t size,
+                     std::vector<Block>* peers) {
+  *peers = std::vector<Block>(ctx.ranks());
+  return ctx.mesh().share_fd(
+      own_fd.get(), {}, [&](int j, int fd, const std::string&) { return import_block(vmem, fd, size, &(*peers)[j]); });
+}
+
+}  // namespace vmr_gpu
