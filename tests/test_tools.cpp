@@ -1,9 +1,14 @@
 // The tools' library: the one observed-vs-expected rule (check_expected's rows, bug-report's failures and the
 // fleet's cells all read it), and summary.json read back as written (the triage's report.md is made from it).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
 
 #include "case_list.h"
 #include "compare.h"
+#include "harness/deadline.h"
 #include "report.h"
 
 using namespace vmr;
@@ -103,8 +108,31 @@ TEST(CaseList, ReadsNamesAndOptInStrictly) {
       R"({"schema":"vmem-repro-cases/1","binary":"repro_x","cases":[{"name":"a b","opt_in":false}]})",  // bad name
       R"({"schema":"vmem-repro-cases/1","binary":"repro_x","cases":[{"name":"read","opt_in":"no"}]})",  // not a bool
       "read  every peer reads [known-crash]\n",  // the human --list
+      R"({"schema":"vmem-repro-cases/1","binary":"repro_x","cases":[{"name":"read","opt_in":false},
+          {"name":"read","opt_in":true}]})",     // one name twice
   };
   for (const char* b : bad) EXPECT_FALSE(parse_case_list(b, &list).ok()) << b;
+}
+
+// A binary that never finishes listing is killed after the timeout, and the failure says so.
+TEST(CaseList, ABinaryThatHangsWhileListingIsKilled) {
+  char dir[] = "/tmp/vmr-hanging-list-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::string script = std::string(dir) + "/hangs";
+  {
+    std::ofstream f(script);
+    f << "#!/bin/sh\nexec sleep 30\n";
+  }
+  ASSERT_EQ(::chmod(script.c_str(), 0755), 0);
+  CaseList list;
+  const int64_t t0 = vmr::monotonic_ns();
+  vmr::Status s = vmr_tools::list_binary(script, &list, 1);
+  const double took_s = double(vmr::monotonic_ns() - t0) / 1e9;
+  ::unlink(script.c_str());
+  ::rmdir(dir);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.detail.find("did not finish in 1 s"), std::string::npos) << s.detail;
+  EXPECT_LT(took_s, 20) << "the list was waited for, not killed";
 }
 
 TEST(Summary, ReadsBackAsWritten) {

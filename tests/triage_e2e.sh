@@ -207,6 +207,20 @@ grep -qxF "check_expected: cannot write $work/noreport-out/report.md: No space l
 [ -e "$work/noreport-out/INCOMPLETE" ] && [ ! -e "$work/noreport-out/report.md" ] ||
   fail "report.md not written, yet the folder reads as a finished triage"
 
+# An expected table that cannot be parsed: exit 2 (the tools' "bad table"), the parser's line, no report, and the
+# folder stays INCOMPLETE. The suite is seen through a root whose scripts/ is this one's and whose table is broken.
+mkdir -p "$work/badtable-root/expected"
+ln -s "$repo/scripts" "$work/badtable-root/scripts"
+printf '# Expected verdicts\n\n| binary | case |\n| --- |\n| repro_host_shm | read | PASS |\n' \
+  >"$work/badtable-root/expected/verdicts.md"
+VMR_FAKE_GPUS=2 RESULTS_DIR=$work/badtable BUILD_DIR=$build "$work/badtable-root/scripts/triage" \
+  >"$work/badtable.out" 2>&1
+rc=$?
+[ $rc = 2 ] || { tail -n 5 "$work/badtable.out"; fail "a broken expected table: exit $rc, want 2"; }
+grep -q 'expected/verdicts.md could not be used' "$work/badtable.out" || fail "a broken table: the line is not said"
+[ -e "$work/badtable/INCOMPLETE" ] && [ ! -e "$work/badtable/report.md" ] ||
+  fail "a broken table, yet the folder reads as a finished triage"
+
 # --mesh whose run leaves no result at all (killed): every case gets its pair runs, and the lost mesh record is
 # a problem too.
 VMR_STANDIN_KILL=0,1,2 VMR_FAKE_GPUS=3 RESULTS_DIR=$work/meshlost standin --mesh >"$work/meshlost.out" 2>&1

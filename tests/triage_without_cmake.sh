@@ -15,6 +15,8 @@ BUILD_DIR=$work/build bash -c "set -euo pipefail; source '$repo/scripts/lib/comm
   >"$work/build.out" 2>&1 || { cat "$work/build.out"; fail "the single-file build failed"; }
 grep -q "built with single-file" "$work/build.out" || fail "VMR_BUILT_WITH is not single-file"
 grep -Pq '^repro_host_shm\thost\tyes\t' "$work/build/bin/manifest.txt" || fail "the host reproducer was not built"
+# GPUs hidden, as in triage_e2e.sh: ctest lends this test no GPU, so no real pair may run here.
+export CUDA_VISIBLE_DEVICES= HIP_VISIBLE_DEVICES= ROCR_VISIBLE_DEVICES=
 BUILD_DIR=$work/build VMR_FAKE_GPUS=2 RESULTS_DIR=$work/results "$repo/scripts/triage" >"$work/triage.out" 2>&1 ||
   { tail -20 "$work/triage.out"; fail "triage from the single-file build: exit $?"; }
 grep -q "single-file build (no cmake on this node)" "$work/triage.out" || fail "triage does not say how it was built"

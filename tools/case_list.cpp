@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "harness/deadline.h"
 #include "harness/json.h"
 #include "harness/options.h"
 #include "harness/scope_guard.h"
@@ -32,13 +33,15 @@ Status parse_case_list(const std::string& json, CaseList* out) {
     ListedCase lc{c.get_string("name"), opt_in && opt_in->type == JsonValue::Bool && opt_in->b};
     if (!is_valid_case_name(lc.name) || !opt_in || opt_in->type != JsonValue::Bool)
       return Status::harness("case list of " + list.binary + ": a case without a valid name and opt_in");
+    for (const auto& seen : list.cases)
+      if (seen.name == lc.name) return Status::harness("case list of " + list.binary + " names " + lc.name + " twice");
     list.cases.push_back(lc);
   }
   *out = std::move(list);
   return Status::pass();
 }
 
-Status list_binary(const std::string& binary, CaseList* out) {
+Status list_binary(const std::string& binary, CaseList* out, int timeout_s) {
   const char* tmpdir = ::getenv("TMPDIR");
   std::string path = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/vmr-case-list-XXXXXX";
   const int fd = ::mkstemp(path.data());
@@ -55,11 +58,21 @@ Status list_binary(const std::string& binary, CaseList* out) {
     ::execl(binary.c_str(), binary.c_str(), "--list", "--json", path.c_str(), static_cast<char*>(nullptr));
     ::_exit(127);
   }
+  // Bounded: a binary that hangs while listing (a runtime started at load time, say) must not hang triage.
   int status = 0;
-  pid_t reaped;
-  do reaped = ::waitpid(pid, &status, 0);
-  while (reaped < 0 && errno == EINTR);
-  if (reaped != pid) return Status::harness("waitpid for " + binary + " --list --json failed");
+  const int64_t give_up = monotonic_ns() + int64_t(timeout_s) * 1000000000;
+  for (;;) {
+    const pid_t reaped = ::waitpid(pid, &status, WNOHANG);
+    if (reaped == pid) break;
+    if (reaped < 0 && errno != EINTR) return Status::harness("waitpid for " + binary + " --list --json failed");
+    if (monotonic_ns() > give_up) {
+      ::kill(pid, SIGKILL);
+      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      return Status::harness(binary + " --list --json did not finish in " + std::to_string(timeout_s) + " s: killed");
+    }
+    ::usleep(10000);
+  }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
     return Status::harness(binary + " --list --json " +
                            (WIFEXITED(status) ? "exited " + std::to_string(WEXITSTATUS(status))

@@ -19,9 +19,10 @@ struct CaseList {
   std::vector<ListedCase> cases;
 };
 
-// Strict: the schema vmem-repro-cases/1, a binary name, and a name and opt_in for every case.
+// Strict: the schema vmem-repro-cases/1, a binary name, and a name and opt_in for every case, no name twice.
 vmr::Status parse_case_list(const std::string& json, CaseList* out);
-// Runs `<binary> --list --json <temporary file>` and parses what it wrote.
-vmr::Status list_binary(const std::string& binary, CaseList* out);
+// Runs `<binary> --list --json <temporary file>` and parses what it wrote; a binary still running after
+// `timeout_s` is killed (the same 60 s as CMake's discovery, cmake/DiscoverCases.cmake).
+vmr::Status list_binary(const std::string& binary, CaseList* out, int timeout_s = 60);
 
 }  // namespace vmr_tools

@@ -5,6 +5,8 @@
 set -uo pipefail
 bin=${1:?usage: amd_binaries_skip.sh BIN_DIR}
 bad=0
+list=$(mktemp) || exit 1
+trap 'rm -f "$list"' EXIT
 say() { printf '%s\n' "$*"; }
 while IFS=$'\t' read -r name backend built _; do
   case "$name" in '#'*) continue ;; esac
@@ -18,11 +20,12 @@ while IFS=$'\t' read -r name backend built _; do
     continue
   fi
   [ "$backend" = host ] && { say "  $name ($backend): built"; continue; }
-  cases=$("$bin/$name" --list 2>&1)
+  # Its cases as the tools read them (--list --json through check_expected), every one: --all runs them all.
+  cases=$("$bin/$name" --list --json "$list" 2>&1 >/dev/null && "$bin/check_expected" --cases "$list" --with-opt-in 2>&1)
   s=$?
-  n=$(printf '%s\n' "$cases" | grep -c '^[a-z]')
+  n=$(printf '%s\n' "$cases" | grep -c '^[a-z0-9-]*$')
   if [ $s != 0 ] || [ "$n" = 0 ]; then
-    say "  $name ($backend): --list exited $s with no cases: $cases"
+    say "  $name ($backend): --list --json and check_expected --cases gave no cases (exit $s): $cases"
     bad=1
     continue
   fi

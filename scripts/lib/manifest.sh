@@ -1,16 +1,16 @@
 # The manifest without cmake: the same lines as $BUILD_DIR/bin/manifest.txt (binary, backend, built, defines,
 # sources), read from repro/manifest.txt, the one manifest CMake builds from too. Sourced, not run; needs VMR_ROOT.
 
-# The sources of one library of repro/manifest.txt, in build order, one per line.
-vmr_library_sources() {
-  sed 's/#.*//' "$VMR_ROOT/repro/manifest.txt" | awk -v lib="$1" '$1 == "library" && $2 == lib { for (i = 3; i <= NF; i++) print $i }'
-}
-
-# Prints the manifest with built "no" for every binary (nothing is built by reading).
-vmr_manifest_from_sources() {
-  sed 's/#.*//' "$VMR_ROOT/repro/manifest.txt" | awk '
+# The one reader of repro/manifest.txt: every line is checked, then `vmr_read_manifest binaries` prints the
+# manifest with built "no" for every binary (nothing is built by reading), and `vmr_read_manifest library NAME`
+# the sources of that library, in build order, one per line.
+vmr_read_manifest() {
+  sed 's/#.*//' "$VMR_ROOT/repro/manifest.txt" | awk -v mode="$1" -v lib="${2-}" '
     NF == 0 { next }
-    $1 == "library" && NF > 2 { for (i = 3; i <= NF; i++) sources[$2] = sources[$2] " " $i; next }
+    $1 == "library" && NF > 2 {
+      for (i = 3; i <= NF; i++) { sources[$2] = sources[$2] " " $i; if (mode == "library" && $2 == lib) print $i }
+      next
+    }
     $1 == "binary" && NF == 6 {
       n = split($4, libs, ",")
       all = ""
@@ -19,9 +19,12 @@ vmr_manifest_from_sources() {
         all = all sources[libs[i]]
       }
       defines = $5; gsub(/,/, " ", defines)
-      printf "%s\t%s\tno\t%s\t%s\n", $2, $3, defines, substr(all, 2) " " $6
+      if (mode == "binaries") printf "%s\t%s\tno\t%s\t%s\n", $2, $3, defines, substr(all, 2) " " $6
       next
     }
     { print "repro/manifest.txt: cannot read the line \"" $0 "\"" > "/dev/stderr"; bad = 1; exit }
     END { exit bad }'
 }
+
+vmr_library_sources() { vmr_read_manifest library "$1"; }
+vmr_manifest_from_sources() { vmr_read_manifest binaries; }
