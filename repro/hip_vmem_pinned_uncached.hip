@@ -51,6 +51,8 @@ struct RankState {
   vmr_hip::Session session;  // the rank's agent and osHandle convention, and whether a stale unmap stopped VMem use
   vmr_hip::Vmem hip;         // the session, the device and kAllocType, bound into every VMem call
   size_t granule = 0;        // hipMemGetAllocationGranularity of kAllocType, minimum
+  // A stale unmap found by an owner as the case ended is that case's FAIL, not the next one's (harness.h).
+  Status after_case() const { return session.still_usable(); }
 };
 
 Status describe(RankContext& ctx, RankState* state) {

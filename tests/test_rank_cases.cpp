@@ -22,6 +22,8 @@ using vmr::Status;
 struct TestState {
   int described_rank = -1;
   int describe_calls = 0;
+  mutable bool left_unsound = false;  // as vmr_hip::Session's stale-unmap flag, set while a case holds it const
+  Status after_case() const { return left_unsound ? Status::fail("the case left its state unsound") : Status::pass(); }
 };
 
 Status no_backend(RankContext& ctx, TestState* state) {
@@ -152,6 +154,13 @@ Status state_from_describe(RankContext& ctx, const TestState& state) {
   return Status::pass("the state describe filled");
 }
 
+// Passes, but leaves the state unsound as it ends (as a vmr_hip owner's stale unmap does).
+Status unsound_at_end(RankContext& ctx, const TestState& state) {
+  VMR_TRY(ctx.mesh().barrier("work"));
+  state.left_unsound = true;
+  return Status::pass("all done");
+}
+
 }  // namespace
 
 const vmr::ReproBinary& rank_cases() {
@@ -174,6 +183,7 @@ const vmr::ReproBinary& rank_cases() {
               {"truncated-event", "the last status event lacks its newline", truncated_event},
               {"fd-audit", "a rank has only the fds it was given", fd_audit},
               {"state", "each case sees the state describe filled, once per life", state_from_describe},
+              {"unsound", "passes, but leaves the state unsound as it ends", unsound_at_end},
           }},
       &state);
   return bin;

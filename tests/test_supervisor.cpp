@@ -225,6 +225,20 @@ TEST(Supervisor, EveryCaseOfALifeSeesTheStateDescribeFilled) {
   for (size_t k = 0; k < r.size(); ++k) EXPECT_EQ(r[k].verdict, Verdict::Pass) << k << ": " << r[k].detail;
 }
 
+// What a case leaves unsound as it ends (vmr_hip: a stale unmap in an owner's destructor) is that case's FAIL, said
+// as such, and the life ends there: the next case runs in fresh ranks and passes.
+TEST(Supervisor, ACaseThatLeavesItsStateUnsoundFails) {
+  LaunchPlan plan;
+  plan.cases = {"unsound", "state"};
+  plan.timeouts_s = {30, 30};
+  plan.devices = {0, 1};
+  plan.relay_output = false;
+  std::vector<CaseResult> r = run_cases(plan);
+  ASSERT_GE(r.size(), 1u);
+  EXPECT_EQ(r[0].verdict, Verdict::Fail) << r[0].detail;
+  EXPECT_NE(r[0].detail.find("after the case: the case left its state unsound"), std::string::npos) << r[0].detail;
+}
+
 TEST(Supervisor, ExecFailureIsAHarnessError) {
   LaunchPlan plan;
   plan.exe = "/nonexistent/vmem-repro";
