@@ -33,7 +33,8 @@ using namespace vmr;
 using namespace vmr_tools;
 
 const char kSynopsis[] =
-    "usage: check_expected --table FILE --results DIR [--binary PATH]... [--manifest FILE] [--plan FILE] [--matrix]\n"
+    "usage: check_expected --table FILE --results DIR [--binary PATH]... [--lists DIR] [--manifest FILE]\n"
+    "                      [--plan FILE] [--matrix]\n"
     "                      [--summary-json FILE] [--markdown FILE] [--failures-md FILE] [--gpus-md FILE]\n"
     "                      [--backends-ran FILE] [--rocm-md FILE] [--junit FILE]\n"
     "       check_expected --record FILE.json\n"
@@ -42,7 +43,8 @@ const char kSynopsis[] =
     "                      --concurrency TEXT [--note TEXT]...\n";
 const char kModeHelp[] =
     "  (compare)    every run record of --results against --table; prints a row per case and pair, writes the\n"
-    "               outputs asked for; --plan: the cases (and GPU pairs) that must have left records\n"
+    "               outputs asked for; --plan: the cases (and GPU pairs) that must have left records; --lists:\n"
+    "               a folder of <binary>.json (--list --json) read instead of listing each binary again\n"
     "  --record     the verdict of each case one record holds, one \"<VERDICT> <case>\" line each\n"
     "  --cases      the cases a plain run of the binary takes, from its `--list --json` file, one name a line;\n"
     "               --with-opt-in: every case, the known-crash and self-test ones too\n"
@@ -66,17 +68,10 @@ struct CompareOptions {
 
 bool parse_compare_args(const std::vector<std::string>& args, CompareOptions* o) {
   Flags f;
-  f.values = {{"--table", &o->in.table_path},
-              {"--results", &o->in.results},
-              {"--manifest", &o->in.manifest},
-              {"--plan", &o->in.plan},
-              {"--summary-json", &o->summary_json},
-              {"--markdown", &o->markdown},
-              {"--failures-md", &o->failures},
-              {"--gpus-md", &o->gpus},
-              {"--junit", &o->junit},
-              {"--backends-ran", &o->ran},
-              {"--rocm-md", &o->rocm_md}};
+  f.values = {{"--table", &o->in.table_path}, {"--results", &o->in.results},   {"--manifest", &o->in.manifest},
+              {"--plan", &o->in.plan},        {"--lists", &o->in.lists},       {"--summary-json", &o->summary_json},
+              {"--markdown", &o->markdown},   {"--failures-md", &o->failures}, {"--gpus-md", &o->gpus},
+              {"--junit", &o->junit},         {"--backends-ran", &o->ran},     {"--rocm-md", &o->rocm_md}};
   f.lists = {{"--binary", &o->in.binaries}};
   f.switches = {{"--matrix", &o->matrix}};
   return parse_flags(args, f) && !o->in.table_path.empty() && !o->in.results.empty();

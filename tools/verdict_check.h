@@ -19,6 +19,8 @@ struct CheckInputs {
   std::vector<std::string> binaries;  // --binary: each one's --list is checked, and its cases must have records
   std::string manifest;               // --manifest: the build's bin/manifest.txt (empty: none)
   std::string plan;                   // --plan: what the run set out to run (empty: every case of every --binary)
+  std::string lists;                  // --lists: a folder of <binary>.json, each its --list --json (scripts/triage's
+                                      // lists/), read instead of listing the binary again; one not there is listed
 };
 
 struct Check {
