@@ -52,8 +52,8 @@ struct Session {
 
   hsa_agent_t agent{};  // this rank's HSA agent (vmr_amd::describe_rank paired it with the device): whom unmap asks
   // hipMemImportFromShareableHandle's osHandle convention of this process's runtime (amd/amd_rules.h), decided by
-  // describe_vmem from the runtime's version before any case imports.
-  vmr_amd::OsHandleDecision convention;
+  // describe_vmem from the runtime's version before any case imports (empty until then: no default is guessed).
+  std::optional<vmr_amd::OsHandleDecision> convention;
 
   // Set when ROCr still maps what CLR reported unmapped (Vmem::unmap below, or an owner's unmap at a case's end):
   // CLR then holds a registered entry whose object it freed, and any later VMem call of this process may look it
@@ -159,8 +159,15 @@ struct Vmem {
   int device = 0;
   hipMemAllocationType type = hipMemAllocationTypePinned;
 
+  // Every call that fills an owner or asks ROCr needs the session: a Vmem no describe bound is the suite's bug,
+  // said as one (a HARNESS), never a null dereference.
+  Status usable() const {
+    if (!session) return Status::harness("suite bug: a vmr_hip::Vmem used before describe bound its session");
+    return session->still_usable();
+  }
+
   Status create(size_t size, Handle* mem) const {
-    VMR_TRY(session->still_usable());
+    VMR_TRY(usable());
     mem->reset();
     mem->traits.session = session;
     hipMemAllocationProp prop = vmem_prop(device, type);
@@ -170,7 +177,7 @@ struct Vmem {
   }
 
   Status reserve(size_t size, Reservation* r) const {
-    VMR_TRY(session->still_usable());
+    VMR_TRY(usable());
     r->traits.session = session;
     VMR_GPU_TRY(hipMemAddressReserve, &r->va, size, 0, nullptr, 0);
     r->size = size;
@@ -192,12 +199,12 @@ struct Vmem {
   // map is undone as usual. The message names no bare error code an expected reason (`~hipMemSetAccess returned ...`)
   // could mistake for its own.
   Status map(void* va, size_t size, const Handle& mem, Mapping* m) const {
-    VMR_TRY(session->still_usable());
+    VMR_TRY(usable());
     m->traits.session = session;
-    int device = 0;
-    VMR_GPU_TRY(hipGetDevice, &device);  // before the map: a map must never be left without its owner
+    int current = 0;
+    VMR_GPU_TRY(hipGetDevice, &current);  // before the map: a map must never be left without its owner
     VMR_GPU_TRY(hipMemMap, va, size, 0, mem.h, 0);
-    hipError_t found = mapping_at(va, device);
+    hipError_t found = mapping_at(va, current);
     if (found == hipErrorInvalidValue) {
       mem.traits.release(mem.h);  // the reference the silent failure took; the Handle keeps its own
       return Status::fail(
@@ -225,6 +232,7 @@ struct Vmem {
   // afterwards is evidence.
   Status unmap(Mapping* m) const {
     if (!m->va) return Status::harness("suite bug: vmr_hip::Vmem::unmap of an empty Mapping");
+    if (!session) return Status::harness("suite bug: a vmr_hip::Vmem used before describe bound its session");
     // What this adds to map()'s check (CLR asking ROCr at `va` with CLR's agent): this process's own ROCr, the
     // rank's agent and an interior address; a HARNESS here means one of those is not what CLR uses.
     hsa_status_t before = HSA_STATUS_SUCCESS, after = HSA_STATUS_SUCCESS;
@@ -275,10 +283,13 @@ struct Vmem {
   }
 
   Status import_fd(int fd, Handle* mem) const {
-    VMR_TRY(session->still_usable());
+    VMR_TRY(usable());
     mem->reset();
     mem->traits.session = session;
-    void* os_handle = session->convention.convention == vmr_amd::OsHandle::Value
+    if (!session->convention)
+      return Status::harness(
+          "suite bug: hipMemImportFromShareableHandle before describe decided the osHandle convention");
+    void* os_handle = session->convention->convention == vmr_amd::OsHandle::Value
                           ? reinterpret_cast<void*>(static_cast<uintptr_t>(fd))
                           : static_cast<void*>(&fd);
     VMR_GPU_TRY(hipMemImportFromShareableHandle, &mem->h, os_handle, hipMemHandleTypePosixFileDescriptor);
