@@ -6,6 +6,7 @@
 
 #include <fstream>
 
+#include "bisect_judge.h"
 #include "case_list.h"
 #include "compare.h"
 #include "harness/deadline.h"
@@ -133,6 +134,43 @@ TEST(CaseList, ABinaryThatHangsWhileListingIsKilled) {
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.detail.find("did not finish in 1 s"), std::string::npos) << s.detail;
   EXPECT_LT(took_s, 20) << "the list was waited for, not killed";
+}
+
+// A bisect step's judgement: good and bad only from a verdict the runtime gave; SKIP, HARNESS, usage and an
+// unreadable record are never blamed on a commit, in either meaning of good.
+TEST(Bisect, JudgesEachRunByTheChosenMeaningOfGood) {
+  using vmr_tools::GoodIs;
+  using vmr_tools::Judgement;
+  const auto judged = [](const vmr_tools::Run& r, GoodIs g) { return judge_run(table(), r, g).judgement; };
+  const vmr_tools::Run crash = run_of("repro_x", "atomics", Verdict::Crash, "Memory access fault by GPU node-2");
+  EXPECT_EQ(judged(crash, GoodIs::Expected), Judgement::Good);  // the row expects this crash
+  EXPECT_EQ(judged(crash, GoodIs::Pass), Judgement::Bad);
+  const vmr_tools::Run other = run_of("repro_x", "atomics", Verdict::Crash, "killed by SIGSEGV");
+  EXPECT_EQ(judged(other, GoodIs::Expected), Judgement::Bad);  // an allowed verdict for none of the row's reasons
+  const vmr_tools::Run fixed = run_of("repro_x", "atomics", Verdict::Pass, "exact");
+  EXPECT_EQ(judged(fixed, GoodIs::Expected), Judgement::Bad);  // a fix is a change too, when good means "expected"
+  EXPECT_EQ(judged(fixed, GoodIs::Pass), Judgement::Good);
+  for (Verdict v : {Verdict::Skip, Verdict::Harness, Verdict::Usage})
+    for (GoodIs g : {GoodIs::Expected, GoodIs::Pass})
+      EXPECT_EQ(judged(run_of("repro_x", "read", v, "x"), g), Judgement::Skip) << verdict_name(v);
+  vmr_tools::Run unreadable = run_of("repro_x", "read", Verdict::Pass, "");
+  unreadable.error = "unreadable run record repro_x.json";
+  EXPECT_EQ(judged(unreadable, GoodIs::Pass), Judgement::Skip);
+  EXPECT_EQ(judged(run_of("repro_y", "read", Verdict::Pass, ""), GoodIs::Expected), Judgement::Skip);  // no row
+  EXPECT_EQ(judged(run_of("repro_y", "read", Verdict::Pass, ""), GoodIs::Pass), Judgement::Good);
+}
+
+TEST(Bisect, ACommitIsBadIfAnyCaseIsEvenBesideOneThatCouldNotRun) {
+  using vmr_tools::CaseJudgement;
+  using vmr_tools::Judgement;
+  const CaseJudgement good{"a", Judgement::Good, ""}, bad{"b", Judgement::Bad, ""}, skip{"c", Judgement::Skip, ""};
+  EXPECT_EQ(judge_commit({good, good}), Judgement::Good);
+  EXPECT_EQ(judge_commit({skip, bad}), Judgement::Bad);
+  EXPECT_EQ(judge_commit({good, skip}), Judgement::Skip);
+  EXPECT_EQ(judge_commit({}), Judgement::Skip);
+  EXPECT_EQ(bisect_exit_code(Judgement::Good), 0);
+  EXPECT_EQ(bisect_exit_code(Judgement::Bad), 1);
+  EXPECT_EQ(bisect_exit_code(Judgement::Skip), 125);
 }
 
 TEST(Summary, ReadsBackAsWritten) {

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "bisect_judge.h"
 #include "case_list.h"
 #include "compare.h"
 #include "flags.h"
@@ -40,7 +41,8 @@ const char kSynopsis[] =
     "       check_expected --record FILE.json\n"
     "       check_expected --cases LIST.json [--with-opt-in]\n"
     "       check_expected --report-md FILE --summary SUMMARY.json --launches N --took SECONDS --modelled SECONDS\n"
-    "                      --concurrency TEXT [--note TEXT]...\n";
+    "                      --concurrency TEXT [--note TEXT]...\n"
+    "       check_expected --bisect expected|pass --results DIR [--table FILE] --case BINARY.CASE...\n";
 const char kModeHelp[] =
     "  (compare)    every run record of --results against --table; prints a row per case and pair, writes the\n"
     "               outputs asked for; --plan: the cases (and GPU pairs) that must have left records; --lists:\n"
@@ -50,6 +52,9 @@ const char kModeHelp[] =
     "               --with-opt-in: every case, the known-crash and self-test ones too\n"
     "  --report-md  the triage's report.md: its head (date, node, launches, --took and --modelled seconds,\n"
     "               --concurrency, one --note per backend) and the verdicts of SUMMARY.json (--summary-json's)\n"
+    "  --bisect     a git bisect step's judgement of each --case's record in DIR: good (as expected on this node\n"
+    "               per --table, or PASS), bad, or skip (SKIP, HARNESS, usage, no record); one line each, then\n"
+    "               `bisect: good|bad|skip ...`; exit 0 good, 1 bad, 125 skip (git bisect's codes)\n"
     "Exit: 0 all as expected, 1 a CHANGED row or a table problem, 2 a bad command line or table, 99 an input that\n"
     "could not be read or an output that could not be written.\n";
 
@@ -203,12 +208,56 @@ int report_mode(const std::vector<std::string>& args) {
   return write_reports("check_expected", {{o.out, [&] { return triage_report_md(o.facts, s); }}}) ? 0 : 99;
 }
 
+// --bisect expected|pass: scripts/bisect's judgement of the commit under test, from the records its runs left. Exit
+// git bisect's codes (0, 1, 125); a bad command line or table is 2 as in every mode (the script stops the bisect).
+int bisect_mode(const std::vector<std::string>& args) {
+  std::string good, results, table_path;
+  std::vector<std::string> cases;
+  Flags f;
+  f.values = {{"--bisect", &good}, {"--results", &results}, {"--table", &table_path}};
+  f.lists = {{"--case", &cases}};
+  if (!parse_flags(args, f) || (good != "expected" && good != "pass") || results.empty() || cases.empty() ||
+      (good == "expected" && table_path.empty()))
+    return usage();
+  std::vector<ExpectedRow> table;
+  if (good == "expected") {
+    if (Status st = load_expected_table(table_path, &table); !st.ok()) {
+      std::printf("%s\n", st.detail.c_str());
+      return 2;
+    }
+  }
+  const std::vector<Run> runs = read_runs(results);
+  std::vector<CaseJudgement> judged;
+  for (const auto& name : cases) {
+    CaseJudgement j{name, Judgement::Skip, "no record of it in " + results};
+    for (const auto& r : runs)
+      if (r.error.empty() && r.binary + "." + r.case_name == name)
+        j = judge_run(table, r, good == "expected" ? GoodIs::Expected : GoodIs::Pass);
+      else if (!r.error.empty() && r.file == name.substr(0, name.find('.')) + ".json")
+        j.why = one_line(r.error);  // the binary's record (scripts/bisect writes <binary>.json) is unreadable
+    judged.push_back(j);
+  }
+  std::string out;
+  int counts[3] = {0, 0, 0};
+  for (const auto& j : judged) {
+    out += std::string(judgement_name(j.judgement)) + " " + one_line(j.case_name) + ": " + j.why + "\n";
+    ++counts[int(j.judgement)];
+  }
+  const Judgement commit = judge_commit(judged);
+  out += std::string("bisect: ") + judgement_name(commit) + " (" + std::to_string(counts[0]) + " good, " +
+         std::to_string(counts[1]) + " bad, " + std::to_string(counts[2]) + " not judged; good means " +
+         (good == "expected" ? "as expected/verdicts.md says for this node" : "PASS") + ")\n";
+  std::fputs(out.c_str(), stdout);
+  return bisect_exit_code(commit);
+}
+
 // The modes, by their first flag. A new mode is one line here and its function.
 struct Mode {
   const char* flag;
   int (*run)(const std::vector<std::string>& args);
 };
-const Mode kModes[] = {{"--record", record_mode}, {"--cases", cases_mode}, {"--report-md", report_mode}};
+const Mode kModes[] = {
+    {"--record", record_mode}, {"--cases", cases_mode}, {"--report-md", report_mode}, {"--bisect", bisect_mode}};
 
 }  // namespace
 

@@ -16,12 +16,12 @@
 
 namespace vmr {
 
-// A binary's table, typed by what its describe step learns once per rank (granule, agent, runtime conventions) and
-// every case reads: the state is a value the harness holds for the rank's life and hands to each case, never a
-// global a case could read before describe filled it.
 // The state of a binary whose describe step learns nothing its cases read (the host baseline, the unit tests).
 struct NoState {};
 
+// A binary's table, typed by what its describe step learns once per rank (granule, agent, runtime conventions) and
+// every case reads: the state is a value the harness holds for the rank's life and hands to each case, never a
+// global a case could read before describe filled it.
 template <class State>
 struct Case {
   const char* name;         // stable key: [a-z0-9-]+

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# scripts/bisect through a real `git bisect run`, on the CPU: a small git history stands for a runtime's, each commit
+# saying what "the runtime" answers (VMR_FORCE_FAIL makes repro_host_shm.read FAIL from the planted first bad
+# commit, the fifth, on) and whether it builds (the 2nd, 3rd, 6th and 7th do not: skipped, 125). git bisect must
+# name the planted commit, through the skips; a
+# case the binary lacks must stop the bisect (128), not be taken for good or bad.
+#   usage: bisect_e2e.sh REPO BUILD_DIR WORK_DIR
+set -uo pipefail
+repo=$1 build=$2 work=$3
+rm -rf "$work" && mkdir -p "$work/history" || exit 1
+fail() { echo "FAIL: $*" >&2; exit 1; }
+cd "$work/history" || exit 1
+git init -q . && git config user.email bisect@example.invalid && git config user.name bisect || fail "git init"
+for i in 1 2 3 4 5 6 7 8; do
+  if [ $i -ge 5 ]; then echo "export VMR_FORCE_FAIL=repro_host_shm.read" >runtime.env; else echo ": good" >runtime.env; fi
+  case $i in 2 | 3 | 6 | 7) echo "exit 1" >build.sh ;; *) echo "exit 0" >build.sh ;; esac
+  echo "$i" >step && git add runtime.env build.sh step && git commit -qm "runtime step $i" || fail "commit $i"
+done
+first_bad=$(git rev-parse HEAD~3)
+step="set -a; . ./runtime.env; set +a; exec '$repo/scripts/bisect' --build 'bash build.sh' repro_host_shm.read"
+git bisect start HEAD HEAD~7 >/dev/null || fail "git bisect start"
+BUILD_DIR=$build RESULTS_ROOT=$work/steps git bisect run bash -c "$step" >"$work/bisect.out" 2>&1
+rc=$?
+git bisect reset >/dev/null 2>&1
+grep -q "^$first_bad is the first bad commit" "$work/bisect.out" ||
+  { tail -n 20 "$work/bisect.out"; fail "git bisect run (exit $rc) did not name the planted first bad commit $first_bad"; }
+steps=$(ls "$work/steps" | wc -l)
+grep -q '^bisect: bad ' "$work/bisect.out" && grep -q '^bisect: good ' "$work/bisect.out" &&
+  grep -q '^bisect: skip (the build failed: bash build.sh)' "$work/bisect.out" ||
+  fail "the steps' last lines do not say good, bad and skip (a broken build)"
+echo "git bisect run: first bad commit $first_bad found in $steps judged step(s)"
+
+# A case the binary does not have stops the bisect at the first step: exit 128, which git bisect run refuses to read
+# as good or bad.
+git bisect start HEAD HEAD~7 >/dev/null || fail "git bisect start (2)"
+BUILD_DIR=$build RESULTS_ROOT=$work/steps2 git bisect run "$repo/scripts/bisect" repro_host_shm.no-such-case \
+  >"$work/bisect2.out" 2>&1
+rc=$?
+git bisect reset >/dev/null 2>&1
+[ $rc != 0 ] && grep -q "repro_host_shm has no case no-such-case" "$work/bisect2.out" &&
+  ! grep -q "is the first bad commit" "$work/bisect2.out" ||
+  { tail -n 8 "$work/bisect2.out"; fail "an unknown case did not stop the bisect (exit $rc)"; }
+echo "an unknown case stops git bisect run (exit $rc)"
+
+# A step whose run leaves no record is skipped, even in a RESULTS_DIR where an earlier step left one (never judged
+# again): the second step's binary lists its cases but writes no record.
+cd "$work" || exit 1
+BUILD_DIR=$build RESULTS_DIR=$work/same "$repo/scripts/bisect" repro_host_shm.read >"$work/same1.out" 2>&1
+rc=$?
+[ $rc = 0 ] || { cat "$work/same1.out"; fail "a passing step in RESULTS_DIR: exit $rc, want 0"; }
+mkdir -p "$work/norecord/bin"
+for f in "$build/bin"/*; do ln -s "$f" "$work/norecord/bin/"; done
+rm "$work/norecord/bin/repro_host_shm"
+cat >"$work/norecord/bin/repro_host_shm" <<NORECORD
+#!/usr/bin/env bash
+[ "\${1-}" != --list ] || exec "$build/bin/repro_host_shm" "\$@"
+echo "VERDICT: HARNESS repro_host_shm.read a run that writes no record"
+exit 99
+NORECORD
+chmod +x "$work/norecord/bin/repro_host_shm"
+BUILD_DIR=$work/norecord RESULTS_DIR=$work/same "$repo/scripts/bisect" repro_host_shm.read >"$work/same2.out" 2>&1
+rc=$?
+[ $rc = 125 ] && grep -q '^skip repro_host_shm.read: no record of it in ' "$work/same2.out" ||
+  { cat "$work/same2.out"; fail "a step that left no record beside an earlier step's: exit $rc, want 125"; }
+echo "a step without a record is skipped, even where an earlier step left one"

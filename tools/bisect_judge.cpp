@@ -1,0 +1,37 @@
+#include "bisect_judge.h"
+
+#include "compare.h"
+
+namespace vmr_tools {
+
+using namespace vmr;
+
+CaseJudgement judge_run(const std::vector<ExpectedRow>& table, const Run& run, GoodIs good) {
+  const std::string name = run.binary + "." + run.case_name;
+  const std::string seen = std::string(verdict_name(run.verdict)) + (run.detail.empty() ? "" : ": " + run.detail);
+  if (!run.error.empty()) return {name, Judgement::Skip, one_line(run.error)};
+  if (run.verdict == Verdict::Skip) return {name, Judgement::Skip, one_line("cannot run here: " + seen)};
+  if (run.verdict == Verdict::Harness || run.verdict == Verdict::Usage)
+    return {name, Judgement::Skip, one_line("the suite broke, not the runtime: " + seen)};
+  if (good == GoodIs::Pass)
+    return {name, run.verdict == Verdict::Pass ? Judgement::Good : Judgement::Bad, one_line(seen)};
+  const Comparison c = compare_run(table, run);
+  if (c.standing == Standing::NoRow)
+    return {name, Judgement::Skip, one_line("no row of the expected table covers this node: " + seen)};
+  return {name, c.differs() ? Judgement::Bad : Judgement::Good, one_line(seen + " | " + result_text(c, run))};
+}
+
+Judgement judge_commit(const std::vector<CaseJudgement>& cases) {
+  bool skipped = cases.empty();
+  for (const auto& c : cases) {
+    if (c.judgement == Judgement::Bad) return Judgement::Bad;
+    skipped = skipped || c.judgement == Judgement::Skip;
+  }
+  return skipped ? Judgement::Skip : Judgement::Good;
+}
+
+int bisect_exit_code(Judgement j) { return j == Judgement::Good ? 0 : j == Judgement::Bad ? 1 : 125; }
+
+const char* judgement_name(Judgement j) { return j == Judgement::Good ? "good" : j == Judgement::Bad ? "bad" : "skip"; }
+
+}  // namespace vmr_tools

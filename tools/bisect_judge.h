@@ -1,0 +1,33 @@
+// One `git bisect run` step's decision: each chosen case's run judged good, bad or not judgeable here, and the
+// commit's exit code by git bisect's contract (0 good, 1 bad, 125 skip this commit). What "good" means is the
+// user's: the case matches expected/verdicts.md for this node, or the case PASSes.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/expected.h"
+#include "run_records.h"
+
+namespace vmr_tools {
+
+enum class GoodIs { Expected, Pass };
+enum class Judgement { Good, Bad, Skip };
+
+struct CaseJudgement {
+  std::string case_name;  // binary.case
+  Judgement judgement = Judgement::Skip;
+  std::string why;  // one line
+};
+
+// A SKIP (the runtime cannot run the case here), a HARNESS or usage verdict (the suite broke, not the runtime) and
+// an unreadable record are Skip, whatever `good` is: no commit is blamed for them. With GoodIs::Expected a run no
+// row covers is Skip too (nothing says what it should do); a verdict or reason the row does not allow is Bad.
+CaseJudgement judge_run(const std::vector<vmr::ExpectedRow>& table, const Run& run, GoodIs good);
+// The commit: Bad if any case is bad (a bad case is evidence even beside one that could not run), else Skip if any
+// case could not be judged, else Good.
+Judgement judge_commit(const std::vector<CaseJudgement>& cases);
+int bisect_exit_code(Judgement j);        // 0, 1 or 125
+const char* judgement_name(Judgement j);  // "good", "bad", "skip"
+
+}  // namespace vmr_tools
