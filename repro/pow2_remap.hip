@@ -228,7 +228,7 @@ int main(int argc, char** argv) {
           {"remap", "renew a block at the same VA, set access from the base over the cumulative size; data exact",
            case_remap},
           {"set-access-subrange",
-           "hipMemSetAccess(base + g, 2g) on a second block twice the first's size (rocm-systems#2667)",
+           "hipMemSetAccess(base + g, 2g) on a second block twice the first's size (ROCm 7.x rejects it)",
            case_set_access_subrange},
           {"set-access-hole", "hipMemSetAccess from the base over a range with an unmapped hole", case_set_access_hole},
           {"peer-reimport", "owner renews its block, bumps the generation; peers re-import; adds land exactly",

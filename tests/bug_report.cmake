@@ -60,6 +60,8 @@ foreach(title "Problem Description" "Operating System" "CPU" "GPU" "ROCm Version
 endforeach()
 expect_in("${report}" "Problem Description" "repro_hip_vmem_pinned.atomics on GPU pair 0-1: CRASH (expected CRASH/FAIL/PASS")
 expect_in("${report}" "Problem Description" "rank 1, last stderr lines:")
+expect_in("${report}" "Problem Description"
+          "Known regression this points to: [iris#418](https://github.com/ROCm/iris/issues/418)")
 expect_in("${report}" "Problem Description" "${fault}")
 expect_in("${report}" "Steps to Reproduce" "build/bin/repro_hip_vmem_pinned --case atomics --devices 0,1")
 expect_in("${report}" "GPU" "gfx_arch=gfx942")
@@ -83,6 +85,14 @@ expect_in("${report}" "ROCm Version" "Not applicable: no ROCm run on this node."
 section("${report}" "Steps to Reproduce" steps)
 if(steps MATCHES "build/bin/")
   message(FATAL_ERROR "nothing failed, yet Steps to Reproduce names a failing command:\n${steps}")
+endif()
+# The triage's console summary of the same folder names the thread the crash points to.
+execute_process(COMMAND ${BUILD}/bin/check_expected --table ${TABLE} --results ${a} OUTPUT_VARIABLE summary
+                RESULT_VARIABLE rc)
+string(FIND "${summary}" "known regressions these rows point to:\n  repro_hip_vmem_pinned.atomics 0-1: CRASH -> iris#418\n"
+       at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "check_expected's summary does not name the crash's thread (exit ${rc}):\n${summary}")
 endif()
 message("bug-report: every section holds what belongs there; a SKIPped AMD run is not an AMD run")
 

@@ -207,6 +207,8 @@ TEST(Expected, CasePolicyDecidesTagsAndCtestProperties) {
   EXPECT_EQ(atomics.ctest_verdicts, (std::vector<Verdict>{Verdict::Crash, Verdict::Fail, Verdict::Pass}));
   EXPECT_EQ(atomics.labels, (std::vector<std::string>{"amd", "iris#418", "known-crash"}));
   EXPECT_EQ(atomics.tags(), (std::vector<std::string>{"known-crash"}));
+  EXPECT_EQ(atomics.threads(), (std::vector<std::string>{"iris#418"}));  // what --list and the reports name
+  EXPECT_TRUE(plain.threads().empty());
   // a CRASH in any row makes the case known-crash, though CTest expects the last row's PASS
   const CasePolicy early = case_policy(rows, "repro_x", "early");
   EXPECT_TRUE(early.known_crash);

@@ -175,11 +175,12 @@ TEST(Bisect, ACommitIsBadIfAnyCaseIsEvenBesideOneThatCouldNotRun) {
 
 TEST(Summary, ReadsBackAsWritten) {
   Summary s;
-  s.rows.push_back({"repro_x.read", "0-1", "PASS", "PASS", "OK", "read exactly", "333.5 GB/s", "seed", false, false});
   s.rows.push_back(
-      {"repro_x.read", "1-0", "PASS", "FAIL", "CHANGED: 12 words | differ\nhere", "d", "", "e", true, false});
+      {"repro_x.read", "0-1", "PASS", "PASS", "OK", "read exactly", "333.5 GB/s", "seed", false, false, "iris#418"});
+  s.rows.push_back({"repro_x.read", "1-0", "PASS", "FAIL", "CHANGED: 12 words | differ\nhere", "d", "", "e", true,
+                    false, "iris#418,openxla/xla#46576"});
   s.rows.push_back(
-      {"repro_x.atomics", "", "CRASH", "SKIP", "not run (skipped: no GPU \xc3\xa9)", "", "", "", false, true});
+      {"repro_x.atomics", "", "CRASH", "SKIP", "not run (skipped: no GPU \xc3\xa9)", "", "", "", false, true, ""});
   count_rows(&s);
   s.problems = 2;
   Summary back;
@@ -193,6 +194,38 @@ TEST(Summary, ReadsBackAsWritten) {
   EXPECT_EQ(back.problems, 2);
   EXPECT_TRUE(back.rows[1].changed);
   EXPECT_TRUE(back.rows[2].not_run);
+  EXPECT_EQ(back.rows[1].threads, "iris#418,openxla/xla#46576");
+}
+
+// A CHANGED or failing row names the threads of its case, with their addresses in report.md; a row that passes as
+// expected, or a case that names none, points nowhere.
+TEST(Summary, ChangedAndFailingRowsPointToTheirThreads) {
+  Summary s;
+  s.rows.push_back({"repro_x.read", "0-1", "PASS", "PASS", "OK", "", "", "", false, false, "iris#418"});
+  s.rows.push_back({"repro_x.atomics", "0-1", "CRASH", "CRASH", "OK", "", "", "", false, false, "iris#418"});
+  s.rows.push_back({"repro_x.remap", "1-0", "PASS", "FAIL", "CHANGED: x", "", "", "", true, false,
+                    "rocm-systems#2667,openxla/xla#46576"});
+  s.rows.push_back({"repro_x.hole", "1-0", "PASS", "FAIL", "CHANGED: y", "", "", "", true, false, ""});
+  count_rows(&s);
+  const std::string console = console_table(s), md = verdicts_md(s);
+  EXPECT_EQ(console.substr(console.find("known regressions these rows point to:")),
+            "known regressions these rows point to:\n  repro_x.atomics 0-1: CRASH -> iris#418\n"
+            "  repro_x.remap 1-0: FAIL (CHANGED) -> rocm-systems#2667, openxla/xla#46576\n");
+  EXPECT_NE(md.find("- repro_x.remap 1-0: FAIL (CHANGED) -> [rocm-systems#2667]"
+                    "(https://github.com/ROCm/rocm-systems/issues/2667), [openxla/xla#46576]"
+                    "(https://github.com/openxla/xla/issues/46576)\n"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("repro_x.read 0-1: PASS"), std::string::npos);
+}
+
+TEST(Expected, ThreadLabelsAreRepositoryHashNumber) {
+  EXPECT_TRUE(is_thread_label("iris#418"));
+  EXPECT_TRUE(is_thread_label("openxla/xla#46576"));
+  for (const char* no : {"amd", "pow2", "#418", "iris#", "iris#41a", "a/b/c#1", "/xla#1", "xla/#1", "ir is#1"})
+    EXPECT_FALSE(is_thread_label(no)) << no;
+  EXPECT_EQ(thread_url("iris#418"), "https://github.com/ROCm/iris/issues/418");
+  EXPECT_EQ(thread_url("openxla/xla#46576"), "https://github.com/openxla/xla/issues/46576");
 }
 
 TEST(Summary, RefusesWhatIsNotOne) {

@@ -37,6 +37,7 @@ bool read_row(const JsonValue& v, Row* r) {
     if (!f || f->type != JsonValue::String) return false;
     r->*member = f->str;
   }
+  r->threads = v.get_string("threads");  // absent in a summary written before threads were
   const std::string status = v.get_string("status");
   r->changed = status == "CHANGED";
   r->not_run = status == "not run";
@@ -118,6 +119,10 @@ Status write_in_place(const std::string& path, std::string_view text) {
 
 }  // namespace
 
+bool points_to_threads(const Row& r) {
+  return !r.threads.empty() && (r.changed || r.observed == "FAIL" || r.observed == "CRASH" || r.observed == "HANG");
+}
+
 void count_rows(Summary* s) {
   s->ok = s->changed = s->not_run = 0;
   for (const auto& r : s->rows) {
@@ -136,7 +141,8 @@ std::string summary_json(const Summary& s) {
   for (const auto& r : s.rows) {
     j.begin_object().key("case").value(r.name).key("pair").value(r.pair).key("expected").value(r.expected);
     j.key("observed").value(r.observed).key("result").value(r.result).key("detail").value(r.detail);
-    j.key("metric").value(r.metric).key("evidence").value(r.evidence).key("status").value(status_of(r)).end_object();
+    j.key("metric").value(r.metric).key("evidence").value(r.evidence).key("threads").value(r.threads);
+    j.key("status").value(status_of(r)).end_object();
   }
   j.end_array().end_object();
   return j.str() + "\n";
@@ -159,6 +165,25 @@ Status read_summary_json(std::string_view text, const std::string& source, Summa
   return Status::pass();
 }
 
+namespace {
+
+// The rows that point to known regressions, one line each: the case, its pair, what it did, and its threads (with
+// their addresses in Markdown).
+std::string thread_lines(const Summary& s, bool markdown) {
+  std::ostringstream os;
+  for (const auto& r : s.rows) {
+    if (!points_to_threads(r)) continue;
+    std::vector<std::string> shown;
+    for (const auto& t : split(r.threads, ','))
+      shown.push_back(markdown ? "[" + std::string(t) + "](" + thread_url(t) + ")" : std::string(t));
+    os << (markdown ? "- " : "  ") << r.name << (r.pair.empty() ? "" : " " + r.pair) << ": " << r.observed
+       << (r.changed ? " (CHANGED)" : "") << " -> " << join(shown, ", ") << "\n";
+  }
+  return os.str();
+}
+
+}  // namespace
+
 std::string console_table(const Summary& s) {
   std::ostringstream os;
   auto line = [&](const std::string& name, const std::string& pair, const std::string& expected,
@@ -169,6 +194,8 @@ std::string console_table(const Summary& s) {
   line("case", "pair", "expected", "observed", "result");
   for (const auto& r : s.rows) line(r.name, r.pair.empty() ? "-" : r.pair, r.expected, r.observed, r.result);
   os << s.ok << " OK, " << s.changed << " CHANGED, " << s.not_run << " not run, " << s.problems << " table problems\n";
+  const std::string threads = thread_lines(s, false);
+  if (!threads.empty()) os << "known regressions these rows point to:\n" << threads;
   return os.str();
 }
 
@@ -195,6 +222,8 @@ std::string verdicts_md(const Summary& s) {
   for (const auto& r : s.rows)
     md << "| " << r.name << " | " << (r.pair.empty() ? "-" : r.pair) << " | " << r.expected << " | " << r.observed
        << " | " << md_text(r.result) << " |\n";
+  const std::string threads = thread_lines(s, true);
+  if (!threads.empty()) md << "\n### Known regressions these rows point to\n\n" << threads;
   std::string m = matrices(s.rows, true);
   if (!m.empty()) md << "\n### Exporter x importer\n" << m;
   return md.str();
@@ -235,9 +264,13 @@ std::string failures_md(const std::vector<Run>& runs, const std::vector<Expected
     if (!run.error.empty()) continue;
     const Comparison c = compare_run(table, run);
     if ((run.verdict == Verdict::Pass || run.verdict == Verdict::Skip) && !c.differs()) continue;
+    std::vector<std::string> threads;
+    for (const auto& t : case_policy(table, run.binary, run.case_name).threads())
+      threads.push_back("[" + t + "](" + thread_url(t) + ")");
     os << "#### " << run.binary << "." << run.case_name << (run.pair.empty() ? "" : " on GPU pair " + run.pair) << ": "
        << verdict_name(run.verdict) << " (expected " << c.expected() << ")\n\n"
-       << run.detail << "\n\n```\n"
+       << (threads.empty() ? "" : "Known regression this points to: " + join(threads, ", ") + "\n\n") << run.detail
+       << "\n\n```\n"
        << run.command() << "\n```\n";
     for (size_t r = 0; r < run.stderr_tails.size(); ++r) {
       if (run.stderr_tails[r].empty()) continue;

@@ -20,7 +20,12 @@ namespace vmr_tools {
 struct Row {
   std::string name, pair, expected, observed, result, detail, metric, evidence;
   bool changed = false, not_run = false;
+  std::string threads;  // the case's thread labels ("iris#418,rocm-systems#4476"), the regressions it points to
 };
+
+// Whether a row points a reader to its threads: it differs from the table, or the case failed (FAIL, CRASH, HANG)
+// even as expected, and the case names a thread.
+bool points_to_threads(const Row& r);
 
 struct Summary {
   std::vector<Row> rows;

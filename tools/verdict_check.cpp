@@ -133,7 +133,7 @@ void rows_of_runs(const ExpectedRow& t, const std::string& name, const std::vect
                                 " does not report");
     out->summary.rows.push_back({name, run.pair, c.expected(), verdict_name(run.verdict), result_text(c, run),
                                  run.detail, run.metric, c.row ? c.row->evidence : "no row matches this node",
-                                 c.differs(), c.standing == Standing::NotRun});
+                                 c.differs(), c.standing == Standing::NotRun, ""});
   }
 }
 
@@ -143,7 +143,7 @@ void rows_of_runs(const ExpectedRow& t, const std::string& name, const std::vect
 void missing_rows(const ExpectedRow& t, const std::string& name, const std::set<std::string>& pairs_seen,
                   const Plan& plan, const Binaries& b, const std::string& results, Summary* s) {
   auto missing = [&](const std::string& pair, const std::string& result, bool changed) {
-    s->rows.push_back({name, pair, verdict_cell(t), "-", result, "", "", t.evidence, changed, !changed});
+    s->rows.push_back({name, pair, verdict_cell(t), "-", result, "", "", t.evidence, changed, !changed, ""});
   };
   auto planned_pairs = plan.pairs.find(name);
   if (planned_pairs != plan.pairs.end()) {
@@ -167,7 +167,7 @@ void missing_rows(const ExpectedRow& t, const std::string& name, const std::set<
 // A record that could not be read is CHANGED under its file's name: the runs it held are unknown.
 Row unreadable_row(const std::vector<ExpectedRow>& table, const Run& run) {
   const Comparison c = compare_run(table, run);
-  return {run.file, "", c.expected(), "?", result_text(c, run), run.error, "", "", true, false};
+  return {run.file, "", c.expected(), "?", result_text(c, run), run.error, "", "", true, false, ""};
 }
 
 }  // namespace
@@ -191,8 +191,11 @@ Status run_check(const CheckInputs& in, const std::vector<ExpectedRow>& table, C
       continue;
     }
     std::set<std::string> pairs_seen;
+    const size_t first = out->summary.rows.size();
     rows_of_runs(t, name, table, out, &pairs_seen);
     missing_rows(t, name, pairs_seen, plan, b, in.results, &out->summary);
+    const std::string threads = join(case_policy(table, t.binary, t.case_name).threads(), ",");
+    for (size_t k = first; k < out->summary.rows.size(); ++k) out->summary.rows[k].threads = threads;
   }
   count_rows(&out->summary);
   out->summary.problems = int(out->problems.size());

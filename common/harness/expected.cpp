@@ -268,6 +268,36 @@ std::vector<std::string> CasePolicy::tags() const {
   return t;
 }
 
+bool is_thread_label(std::string_view label) {
+  const size_t hash = label.find('#');
+  if (hash == std::string_view::npos || hash == 0 || hash + 1 == label.size()) return false;
+  const std::string_view repo = label.substr(0, hash), number = label.substr(hash + 1);
+  const size_t slash = repo.find('/');
+  if (slash != std::string_view::npos &&
+      (slash == 0 || slash + 1 == repo.size() || repo.find('/', slash + 1) != std::string_view::npos))
+    return false;
+  const auto name_char = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+           c == '.' || c == '/';
+  };
+  return std::all_of(repo.begin(), repo.end(), name_char) &&
+         std::all_of(number.begin(), number.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+std::string thread_url(std::string_view label) {
+  const size_t hash = label.find('#');
+  const std::string repo(label.substr(0, hash));
+  return "https://github.com/" + (repo.find('/') == std::string::npos ? "ROCm/" + repo : repo) + "/issues/" +
+         std::string(label.substr(hash + 1));
+}
+
+std::vector<std::string> CasePolicy::threads() const {
+  std::vector<std::string> t;
+  for (const auto& l : labels)
+    if (is_thread_label(l)) t.push_back(l);
+  return t;
+}
+
 CasePolicy case_policy(const std::vector<ExpectedRow>& rows, std::string_view binary, std::string_view case_name) {
   CasePolicy p;
   const ExpectedRow* unconditional = nullptr;

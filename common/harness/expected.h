@@ -73,7 +73,16 @@ struct CasePolicy {
   std::vector<Verdict> ctest_verdicts;                     // set only for the node-dependent kind
   bool opt_in() const { return known_crash || selftest; }  // left out unless named or --all
   std::vector<std::string> tags() const;                   // "known-crash", "selftest": what --list marks
+  // The labels that name a public thread (an issue or PR the case reproduces or watches), as the table writes
+  // them: "iris#418" (a repository of github.com/ROCm), "openxla/xla#46576" (owner/repository).
+  std::vector<std::string> threads() const;
 };
+
+// Whether a label names a thread: [owner/]repository#number.
+bool is_thread_label(std::string_view label);
+// The thread's address: https://github.com/<owner, ROCm by default>/<repository>/issues/<number> (GitHub sends a PR's
+// number there to the PR).
+std::string thread_url(std::string_view label);
 CasePolicy case_policy(const std::vector<ExpectedRow>& rows, std::string_view binary, std::string_view case_name);
 
 // The table as built into this binary (generated from expected/verdicts.md at configure time).

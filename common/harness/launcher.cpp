@@ -42,8 +42,10 @@ void install_signal_handling() {
 
 void print_case_list(const std::vector<ExpectedRow>& table, const ReproBinary& bin) {
   for (const auto& c : bin.cases) {
-    auto tags = case_policy(table, bin.name, c.name).tags();
-    std::printf("%-22s %s%s\n", c.name, c.description, tags.empty() ? "" : (" [" + join(tags, ", ") + "]").c_str());
+    const CasePolicy p = case_policy(table, bin.name, c.name);
+    const auto tags = p.tags(), threads = p.threads();
+    std::printf("%-22s %s%s%s\n", c.name, c.description, tags.empty() ? "" : (" [" + join(tags, ", ") + "]").c_str(),
+                threads.empty() ? "" : (" (see " + join(threads, ", ") + ")").c_str());
   }
 }
 
@@ -59,6 +61,8 @@ std::string case_list_json(const std::vector<ExpectedRow>& table, const ReproBin
     w.key("has_rows").value(p.has_rows).key("known_crash").value(p.known_crash).key("selftest").value(p.selftest);
     w.key("opt_in").value(p.opt_in()).key("labels").begin_array();
     for (const auto& l : p.labels) w.value(l);
+    w.end_array().key("threads").begin_array();
+    for (const auto& t : p.threads()) w.value(t);
     w.end_array().key("ctest_will_fail").value(p.ctest_will_fail).key("ctest_verdicts").begin_array();
     for (Verdict v : p.ctest_verdicts) w.value(verdict_name(v));
     w.end_array().end_object();
