@@ -56,7 +56,7 @@ Status describe(RankContext& ctx, RankState* state) {
 }
 
 // --- cases (line for line as the pow2 cases of repro/cuda_vmm.cu) --------------------------------------------------
-// twin-begin: tests/pow2_twins.sh checks that these lines are repro/cuda_vmm.cu's pow2 cases but for API names.
+// twin-begin(pow2): tests/twins.sh checks that these lines are repro/cuda_vmm.cu's pow2 cases but for API names.
 
 constexpr int kPow2Blocks = 4;
 
@@ -215,7 +215,7 @@ Status case_peer_reimport(RankContext& ctx, const RankState& state) {
       std::to_string(expect) + " per counter)");
 }
 
-// twin-end
+// twin-end(pow2)
 
 }  // namespace
 

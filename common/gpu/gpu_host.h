@@ -52,6 +52,13 @@ std::vector<Span> spans_of(const std::vector<Block>& blocks) {
   return out;
 }
 
+// The device's free memory as its runtime reports it (hipMemGetInfo / cudaMemGetInfo): what a leak check reads
+// before and after.
+inline Status device_free_bytes(size_t* free) {
+  size_t total = 0;
+  return gpu_check("MemGetInfo", VMR_GPU(MemGetInfo)(free, &total));
+}
+
 inline Status copy_to_host(void* dst, const void* src, size_t bytes) {
   return gpu_check("Memcpy(DeviceToHost)", VMR_GPU(Memcpy)(dst, src, bytes, VMR_GPU(MemcpyDeviceToHost)));
 }

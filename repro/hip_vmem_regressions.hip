@@ -1,0 +1,237 @@
+// repro_hip_vmem_regressions: VMem IPC regressions ROCm users hit in 2026, each as a two-process case, with its CUDA
+// twin in repro_cuda_vmm (the same case name and the same steps through the driver API).
+//
+//   import-close-fd       the importer closes its dma-buf fd right after hipMemImportFromShareableHandle (it owns
+//                         the fd), then reserves, maps and sets access; where ROCr defers the per-GPU import to
+//                         set-access time (rocm-systems PR #6471) it meets an fd that is gone
+//   reexport-after-close  the owner exports, closes that fd, and exports the same allocation again for its peers;
+//                         where ROCr keeps the first descriptor, the second export hands out a closed one (EBADF)
+//   unmap-leak            create / map / set access / unmap / release cycles at one reserved VA, device memory and
+//                         open fds counted before and after: from 7.2 each map also made a CPU mapping of the
+//                         device that unmap never removed, so the memory came back only at hipMemAddressFree
+//                         (rocm-systems PR #4363, backported by ROCm/mori)
+//   handles-fd-limit      many handles under a low RLIMIT_NOFILE (one dma-buf fd held per handle caps VMem under
+//                         the stock `ulimit -n`: rocm-systems#10604)
+#include <fcntl.h>
+#include <hip/hip_runtime.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "amd/amd_env.h"
+#include "amd/hip_vmem.h"
+#include "gpu/gpu_host.h"
+#include "gpu/vmem_share.h"
+#include "harness/harness.h"
+#include "harness/open_fds.h"
+
+namespace {
+
+using vmr::RankContext;
+using vmr::Status;
+using vmr::UniqueFd;
+using namespace vmr_gpu;
+using vmr_hip::Block;
+using vmr_hip::Handle;
+using vmr_hip::Mapping;
+using vmr_hip::Reservation;
+
+constexpr hipMemAllocationType kType = hipMemAllocationTypePinned;
+
+// What describe() learns once per rank and every case reads (harness.h hands it to each case).
+struct RankState {
+  vmr_amd::Env amd;
+  vmr_hip::Session session;  // the rank's agent and osHandle convention, and whether a stale unmap stopped VMem use
+  vmr_hip::Vmem hip;         // the session, the device and kType, bound into every VMem call
+  size_t granule = 0;        // hipMemGetAllocationGranularity, minimum
+  // A stale unmap found by an owner as the case ended is that case's FAIL, not the next one's (harness.h).
+  Status after_case() const { return session.still_usable(); }
+};
+
+Status describe(RankContext& ctx, RankState* state) {
+  VMR_TRY(vmr_amd::describe_rank(ctx, &state->amd));
+  VMR_TRY(vmr_hip::describe_vmem(ctx, state->amd, &state->session));
+  VMR_TRY(vmr_hip::granularity(ctx.device(), kType, &state->granule));
+  ctx.info("vmem_granularity", std::to_string(state->granule));
+  state->hip = {&state->session, ctx.device(), kType};
+  return Status::pass();
+}
+
+// --- cases (line for line as the regression cases of repro/cuda_vmm.cu) -----------------------------------------
+// twin-begin(regressions): tests/twins.sh checks that these lines are repro/cuda_vmm.cu's regression cases but for
+// API names.
+
+constexpr size_t kRegressionBytes = size_t(4) << 20;
+
+// The owner's memory with its pattern, and the checksum its peers' reads must match.
+Status owner_with_pattern(RankContext& ctx, const RankState& state, size_t size, Block* own, UniqueFd* fd, u64* sum) {
+  VMR_TRY(allocate_exported(state.hip, size, own, fd));
+  VMR_TRY(fill_pattern(own->span(), ctx.rank(), "the owner's memory"));
+  return checksum(own->span(), sum);
+}
+
+Status case_import_close_fd(RankContext& ctx, const RankState& state) {
+  const size_t size = read_plan(state.granule, kRegressionBytes).bytes;
+  Block own;
+  UniqueFd fd;
+  u64 own_sum = 0;
+  VMR_TRY(owner_with_pattern(ctx, state, size, &own, &fd, &own_sum));
+  ctx.phase_done("setup");
+  std::vector<Block> peers(ctx.ranks());
+  VMR_TRY(ctx.mesh().share_fd(fd.get(), {}, [&](int j, int peer_fd, const std::string&) {
+    Block& b = peers[j];
+    UniqueFd mine(::dup(peer_fd));  // the importer's own fd, as an application that received it holds it
+    if (!mine.valid()) return Status::harness(vmr::errno_text("dup of the received fd"));
+    VMR_TRY(state.hip.import_fd(mine.get(), &b.mem));
+    mine.reset();  // closed right after the import, before reserve, map and set access
+    VMR_TRY(state.hip.reserve(size, &b.range));
+    VMR_TRY(state.hip.map(b.range.va, size, b.mem, &b.map));
+    return state.hip.grant_own(b.range.va, size);
+  }));
+  ctx.phase_done("exchange");
+  VMR_TRY(verify_peer_reads(ctx, spans_of(peers), own_sum));
+  ctx.phase_done("verify");
+  VMR_TRY(ctx.mesh().barrier("read-done"));
+  return Status::pass(
+      "each peer closed its fd right after hipMemImportFromShareableHandle, then mapped, set "
+      "access and read the owner's pattern exactly");
+}
+
+Status case_reexport_after_close(RankContext& ctx, const RankState& state) {
+  const size_t size = read_plan(state.granule, kRegressionBytes).bytes;
+  Block own;
+  UniqueFd first;
+  u64 own_sum = 0;
+  VMR_TRY(owner_with_pattern(ctx, state, size, &own, &first, &own_sum));
+  first.reset();  // the first export's fd closed, as after a consumer that received it is done
+  UniqueFd second;
+  VMR_TRY(state.hip.export_fd(own.mem, &second));  // the same allocation exported again
+  if (::fcntl(second.get(), F_GETFD) < 0)
+    return Status::fail("the second hipMemExportToShareableHandle returned success, but its fd " +
+                        std::to_string(second.get()) + " is not open (" + vmr::errno_text("fcntl") +
+                        "): the runtime handed out the descriptor closed after the first export");
+  ctx.phase_done("setup");
+  std::vector<Block> peers;
+  VMR_TRY(exchange(ctx, state.hip, second, size, &peers));
+  ctx.phase_done("exchange");
+  VMR_TRY(verify_peer_reads(ctx, spans_of(peers), own_sum));
+  ctx.phase_done("verify");
+  VMR_TRY(ctx.mesh().barrier("read-done"));
+  return Status::pass(
+      "a second hipMemExportToShareableHandle after the first fd was closed gave an fd every peer "
+      "imported and read exactly");
+}
+
+// Each cycle maps new memory at one reserved VA, uses it, unmaps and releases it, as an allocator that keeps its
+// VA does; what the cycles leave behind is counted: device memory and open fds.
+constexpr int kLeakCycles = 16;
+constexpr size_t kLeakBytes = size_t(64) << 20;
+
+Status case_unmap_leak(RankContext& ctx, const RankState& state) {
+  const size_t size = read_plan(state.granule, kLeakBytes).bytes;
+  Reservation range;
+  VMR_TRY(state.hip.reserve(size, &range));  // kept for every cycle
+  ctx.phase_done("setup");
+  // Measured while no rank holds cycle memory (ranks may share a GPU): the barriers keep every rank's cycles out
+  // of every other rank's two readings.
+  size_t fds_before = 0, fds_after = 0, free_before = 0, free_after = 0;
+  VMR_TRY(ctx.mesh().barrier("before-cycles"));
+  VMR_TRY(vmr::count_open_fds(&fds_before));
+  VMR_TRY(device_free_bytes(&free_before));
+  VMR_TRY(ctx.mesh().barrier("measured-before"));
+  for (int cycle = 0; cycle < kLeakCycles; ++cycle) {
+    Handle mem;
+    Mapping map;
+    VMR_TRY(state.hip.create(size, &mem));
+    VMR_TRY(state.hip.map(range.va, size, mem, &map));
+    VMR_TRY(state.hip.grant_own(range.va, size));
+    VMR_TRY(write_and_check(map.span(), cycle, "cycle " + std::to_string(cycle)));
+    VMR_TRY(state.hip.unmap(&map));  // checked; the Handle's release follows at the end of the cycle
+  }
+  VMR_TRY(ctx.mesh().barrier("cycled"));
+  VMR_TRY(vmr::count_open_fds(&fds_after));
+  VMR_TRY(device_free_bytes(&free_after));
+  ctx.phase_done("run");
+  const long long kept = (long long)free_before - (long long)free_after,
+                  fds = (long long)fds_after - (long long)fds_before;
+  ctx.info("unmap_cycles_left", std::to_string(kept >> 20) + " MiB of device memory and " + std::to_string(fds) +
+                                    " fds over " + std::to_string(kLeakCycles) + " cycles of " +
+                                    std::to_string(size >> 20) + " MiB");
+  VMR_TRY(ctx.mesh().barrier("measured-after"));
+  if (kept >= (long long)(kLeakCycles / 2) * (long long)size)
+    return Status::fail("device memory not returned after hipMemUnmap + hipMemRelease while the VA stays reserved: " +
+                        std::to_string(kLeakCycles) + " cycles of " + std::to_string(size >> 20) + " MiB left " +
+                        std::to_string(kept >> 20) + " MiB in use");
+  if (fds >= kLeakCycles / 2)
+    return Status::fail(std::to_string(kLeakCycles) + " map / unmap / release cycles left " + std::to_string(fds) +
+                        " more fds open (" + std::to_string(fds_before) + " -> " + std::to_string(fds_after) + ")");
+  return Status::pass(std::to_string(kLeakCycles) + " create / map / unmap / release cycles of " +
+                      std::to_string(size >> 20) + " MiB at one reserved VA: device memory back (" +
+                      std::to_string(kept >> 20) + " MiB apart), open fds " + std::to_string(fds_before) + " -> " +
+                      std::to_string(fds_after));
+}
+
+// Each rank creates kHandles one-granule handles with at most kFdHeadroom more fds allowed than it holds.
+constexpr int kHandles = 256, kFdHeadroom = 64;
+
+Status case_handles_fd_limit(RankContext& ctx, const RankState& state) {
+  size_t open = 0;
+  VMR_TRY(vmr::count_open_fds(&open));
+  rlimit old{};
+  if (::getrlimit(RLIMIT_NOFILE, &old) != 0) return Status::harness(vmr::errno_text("getrlimit(RLIMIT_NOFILE)"));
+  rlimit low = old;
+  low.rlim_cur = std::min<rlim_t>(old.rlim_cur, open + kFdHeadroom);
+  if (::setrlimit(RLIMIT_NOFILE, &low) != 0) return Status::harness(vmr::errno_text("setrlimit(RLIMIT_NOFILE)"));
+  vmr::ScopeExit restore([&] { (void)::setrlimit(RLIMIT_NOFILE, &old); });
+  ctx.phase_done("setup");
+  std::vector<Handle> handles(kHandles);
+  int created = 0;  // how many were made before the first refusal, if any
+  bool refused = false;
+  std::string refusal;
+  for (; created < kHandles; ++created) {
+    const Status made = state.hip.create(state.granule, &handles[created]);
+    if (!made.ok()) {
+      refused = true;
+      refusal = made.detail;
+      break;
+    }
+  }
+  size_t held = 0;
+  VMR_TRY(vmr::count_open_fds(&held));
+  ctx.phase_done("run");
+  ctx.info("open_fds_with_handles",
+           std::to_string(open) + " -> " + std::to_string(held) + " with " + std::to_string(created) + " handles");
+  VMR_TRY(ctx.mesh().barrier("created"));
+  if (refused)
+    return Status::fail("handle " + std::to_string(created + 1) + " of " + std::to_string(kHandles) + " (" +
+                        std::to_string(state.granule) + " bytes each) with RLIMIT_NOFILE " +
+                        std::to_string(low.rlim_cur) + " and " + std::to_string(open) + " fds open: " + refusal);
+  return Status::pass(std::to_string(kHandles) + " handles created under RLIMIT_NOFILE " +
+                      std::to_string(low.rlim_cur) + "; open fds " + std::to_string(open) + " -> " +
+                      std::to_string(held));
+}
+
+// twin-end(regressions)
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  static const vmr::Binary<RankState> binary{
+      "repro_hip_vmem_regressions",
+      "hip",
+      describe,
+      {
+          {"import-close-fd", "each peer closes its fd right after the import, then maps, sets access and reads",
+           case_import_close_fd},
+          {"reexport-after-close", "the owner exports, closes the fd, exports again; peers import the second fd",
+           case_reexport_after_close},
+          {"unmap-leak", "create / map / unmap / release cycles at one reserved VA; device memory and fds counted",
+           case_unmap_leak},
+          {"handles-fd-limit", "256 one-granule handles under RLIMIT_NOFILE of the open fds + 64",
+           case_handles_fd_limit},
+      }};
+  return vmr::repro_main(binary, argc, argv);
+}
