@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "amd/amd_env.h"
+#include "amd/hip_rank.h"
 #include "amd/hip_vmem.h"
 #include "gpu/gpu_host.h"
 #include "gpu/vmem_share.h"
@@ -45,15 +45,7 @@ constexpr hipMemAllocationType kAllocType = hipMemAllocationTypePinned;
 constexpr const char* kTypeName = "hipMemAllocationTypePinned (1)";
 #endif
 
-// What describe() learns once per rank and every case reads (harness.h hands it to each case).
-struct RankState {
-  vmr_amd::Env amd;
-  vmr_hip::Session session;  // the rank's agent and osHandle convention, and whether a stale unmap stopped VMem use
-  vmr_hip::Vmem hip;         // the session, the device and kAllocType, bound into every VMem call
-  size_t granule = 0;        // hipMemGetAllocationGranularity of kAllocType, minimum
-  // A stale unmap found by an owner as the case ended is that case's FAIL, not the next one's (harness.h).
-  Status after_case() const { return session.still_usable(); }
-};
+using RankState = vmr_hip::RankState;  // what describe() learns once per rank and every case reads
 
 Status describe(RankContext& ctx, RankState* state) {
 #if VMR_UNCACHED

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "amd/amd_env.h"
+#include "amd/hip_rank.h"
 #include "amd/hip_vmem.h"
 #include "gpu/gpu_host.h"
 #include "gpu/vmem_share.h"
@@ -36,24 +36,9 @@ using vmr_hip::Reservation;
 
 constexpr hipMemAllocationType kType = hipMemAllocationTypePinned;
 
-// What describe() learns once per rank and every case reads (harness.h hands it to each case).
-struct RankState {
-  vmr_amd::Env amd;
-  vmr_hip::Session session;  // the rank's agent and osHandle convention, and whether a stale unmap stopped VMem use
-  vmr_hip::Vmem hip;         // the session, the device and kType, bound into every VMem call
-  size_t granule = 0;        // hipMemGetAllocationGranularity, minimum
-  // A stale unmap found by an owner as the case ended is that case's FAIL, not the next one's (harness.h).
-  Status after_case() const { return session.still_usable(); }
-};
+using RankState = vmr_hip::RankState;  // what describe() learns once per rank and every case reads
 
-Status describe(RankContext& ctx, RankState* state) {
-  VMR_TRY(vmr_amd::describe_rank(ctx, &state->amd));
-  VMR_TRY(vmr_hip::describe_vmem(ctx, state->amd, &state->session));
-  VMR_TRY(vmr_hip::granularity(ctx.device(), kType, &state->granule));
-  ctx.info("vmem_granularity", std::to_string(state->granule));
-  state->hip = {&state->session, ctx.device(), kType};
-  return Status::pass();
-}
+Status describe(RankContext& ctx, RankState* state) { return vmr_hip::describe_rank(ctx, kType, state); }
 
 // --- cases (line for line as the pow2 cases of repro/cuda_vmm.cu) --------------------------------------------------
 // twin-begin(pow2): tests/twins.sh checks that these lines are repro/cuda_vmm.cu's pow2 cases but for API names.
