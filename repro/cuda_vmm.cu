@@ -440,15 +440,17 @@ Status case_reexport_after_close(RankContext& ctx, const RankState& state) {
       "imported and read exactly");
 }
 
-// Each cycle maps new memory at one reserved VA, uses it, unmaps and releases it, as an allocator that keeps its
-// VA does; what the cycles leave behind is counted: device memory and open fds.
+// Each cycle maps new memory into a reservation of its own, uses it, unmaps and releases it, and keeps the VA
+// reserved, as an allocator that keeps its VA does; what the cycles leave behind is counted: device memory and open
+// fds. (One reservation reused by every cycle would hide the 7.2 leak: each new map at the same VA replaces the
+// mapping the last unmap left, freeing its memory.)
 constexpr int kLeakCycles = 16;
 constexpr size_t kLeakBytes = size_t(64) << 20;
 
 Status case_unmap_leak(RankContext& ctx, const RankState& state) {
   const size_t size = read_plan(state.granule, kLeakBytes).bytes;
-  Reservation range;
-  VMR_TRY(state.cuda.reserve(size, &range));  // kept for every cycle
+  std::vector<Reservation> ranges(kLeakCycles);  // every VA stays reserved to the end
+  for (auto& range : ranges) VMR_TRY(state.cuda.reserve(size, &range));
   ctx.phase_done("setup");
   // Measured while no rank holds cycle memory (ranks may share a GPU): the barriers keep every rank's cycles out
   // of every other rank's two readings.
@@ -461,8 +463,8 @@ Status case_unmap_leak(RankContext& ctx, const RankState& state) {
     Handle mem;
     Mapping map;
     VMR_TRY(state.cuda.create(size, &mem));
-    VMR_TRY(state.cuda.map(range.va, size, mem, &map));
-    VMR_TRY(state.cuda.grant_own(range.va, size));
+    VMR_TRY(state.cuda.map(ranges[cycle].va, size, mem, &map));
+    VMR_TRY(state.cuda.grant_own(ranges[cycle].va, size));
     VMR_TRY(write_and_check(map.span(), cycle, "cycle " + std::to_string(cycle)));
     VMR_TRY(state.cuda.unmap(&map));  // checked; the Handle's release follows at the end of the cycle
   }
@@ -484,7 +486,7 @@ Status case_unmap_leak(RankContext& ctx, const RankState& state) {
     return Status::fail(std::to_string(kLeakCycles) + " map / unmap / release cycles left " + std::to_string(fds) +
                         " more fds open (" + std::to_string(fds_before) + " -> " + std::to_string(fds_after) + ")");
   return Status::pass(std::to_string(kLeakCycles) + " create / map / unmap / release cycles of " +
-                      std::to_string(size >> 20) + " MiB at one reserved VA: device memory back (" +
+                      std::to_string(size >> 20) + " MiB, each VA kept reserved: device memory back (" +
                       std::to_string(kept >> 20) + " MiB apart), open fds " + std::to_string(fds_before) + " -> " +
                       std::to_string(fds_after));
 }
@@ -500,7 +502,8 @@ Status case_handles_fd_limit(RankContext& ctx, const RankState& state) {
   rlimit low = old;
   low.rlim_cur = std::min<rlim_t>(old.rlim_cur, open + kFdHeadroom);
   if (::setrlimit(RLIMIT_NOFILE, &low) != 0) return Status::harness(vmr::errno_text("setrlimit(RLIMIT_NOFILE)"));
-  vmr::ScopeExit restore([&] { (void)::setrlimit(RLIMIT_NOFILE, &old); });
+  const auto restore_limit = [&] { (void)::setrlimit(RLIMIT_NOFILE, &old); };
+  vmr::ScopeExit restore(restore_limit);
   ctx.phase_done("setup");
   std::vector<Handle> handles(kHandles);
   int created = 0;  // how many were made before the first refusal, if any
@@ -514,6 +517,7 @@ Status case_handles_fd_limit(RankContext& ctx, const RankState& state) {
       break;
     }
   }
+  restore_limit();  // before counting: with every fd slot taken, listing /proc/self/fd fails (EMFILE)
   size_t held = 0;
   VMR_TRY(vmr::count_open_fds(&held));
   ctx.phase_done("run");
@@ -573,7 +577,7 @@ int main(int argc, char** argv) {
            case_import_close_fd},
           {"reexport-after-close", "the owner exports, closes the fd, exports again; peers import the second fd",
            case_reexport_after_close},
-          {"unmap-leak", "create / map / unmap / release cycles at one reserved VA; device memory and fds counted",
+          {"unmap-leak", "create / map / unmap / release cycles, each VA kept reserved; device memory and fds counted",
            case_unmap_leak},
           {"handles-fd-limit", "256 one-granule handles under RLIMIT_NOFILE of the open fds + 64",
            case_handles_fd_limit},
