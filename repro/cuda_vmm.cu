@@ -14,11 +14,11 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdio>
 #include <string>
 #include <vector>
 
 #include "cuda/cuda_api.h"
+#include "cuda/cuda_rank.h"
 #include "cuda/cuda_vmem.h"
 #include "gpu/gpu_host.h"
 #include "gpu/vmem_share.h"
@@ -37,86 +37,9 @@ using vmr_cuda::Handle;
 using vmr_cuda::Mapping;
 using vmr_cuda::Reservation;
 
-// What describe() learns once per rank and every case reads (harness.h hands it to each case).
-struct RankState {
-  vmr_cuda::Vmem cuda;  // this rank's device, bound into its driver calls
-  size_t granule = 0;   // cuMemGetAllocationGranularity, minimum
-};
+using RankState = vmr_cuda::RankState;  // what describe() learns once per rank and every case reads
 
-// --- what every case needs: the driver, the device, VMM and P2P support ------------------------------------------
-
-std::string uuid_text(const CUuuid& u) {
-  char buf[64];
-  const auto* b = reinterpret_cast<const unsigned char*>(u.bytes);
-  std::snprintf(buf, sizeof buf, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
-                b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
-  return buf;
-}
-
-Status describe(RankContext& ctx, RankState* state) {
-  VMR_TRY(vmr_cuda::load_api());
-  int count = 0;
-  cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess) return Status::skip(gpu_error("cudaGetDeviceCount", e));
-  VMR_TRY(ctx.require_devices(count, "CUDA"));
-  VMR_GPU_TRY(cudaSetDevice, ctx.device());
-  VMR_GPU_TRY(cudaFree, nullptr);  // makes the primary context current for the driver calls
-
-  int runtime = 0, driver = 0;
-  VMR_GPU_TRY(cudaRuntimeGetVersion, &runtime);
-  VMR_CU_TRY(api.cuDriverGetVersion, &driver);
-  ctx.info("cuda_runtime_version", std::to_string(runtime));
-  ctx.info("cuda_driver_version", std::to_string(driver));
-  CUdevice dev;
-  VMR_CU_TRY(api.cuDeviceGet, &dev, ctx.device());
-  cudaDeviceProp prop{};
-  VMR_GPU_TRY(cudaGetDeviceProperties, &prop, ctx.device());
-  char bus[32] = {};
-  VMR_GPU_TRY(cudaDeviceGetPCIBusId, bus, int(sizeof bus), ctx.device());
-  CUuuid uuid{};
-  VMR_CU_TRY(api.cuDeviceGetUuid, &uuid, dev);
-  ctx.info("device", std::to_string(ctx.device()));
-  ctx.info("device_name", prop.name);
-  ctx.info("compute_capability", std::to_string(prop.major) + "." + std::to_string(prop.minor));
-  ctx.info("pci_bus_id", bus);
-  ctx.info("uuid", uuid_text(uuid));
-
-  int vmm = 0, posix_fd = 0;
-  VMR_CU_TRY(api.cuDeviceGetAttribute, &vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, dev);
-  VMR_CU_TRY(api.cuDeviceGetAttribute, &posix_fd, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED, dev);
-  if (!vmm)
-    return Status::skip("device " + std::to_string(ctx.device()) +
-                        ": CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED is 0");
-  if (!posix_fd)
-    return Status::skip("device " + std::to_string(ctx.device()) +
-                        ": CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED is 0");
-  VMR_TRY(vmr_cuda::granularity(ctx.device(), &state->granule));
-  ctx.info("vmm_granularity", std::to_string(state->granule));
-  state->cuda = {ctx.device()};
-
-  // Each pair this rank touches, both ways: access, native atomics, performance rank.
-  for (int j = 0; j < ctx.ranks(); ++j) {
-    int peer = ctx.devices()[j];
-    if (j == ctx.rank() || peer == ctx.device()) continue;
-    CUdevice pdev;
-    VMR_CU_TRY(api.cuDeviceGet, &pdev, peer);
-    std::vector<std::string> facts;
-    for (auto [from, to] : {std::pair{dev, pdev}, std::pair{pdev, dev}}) {
-      int can = 0, access = 0, atomics = 0, perf = 0;
-      VMR_CU_TRY(api.cuDeviceCanAccessPeer, &can, from, to);
-      VMR_CU_TRY(api.cuDeviceGetP2PAttribute, &access, CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, from, to);
-      VMR_CU_TRY(api.cuDeviceGetP2PAttribute, &atomics, CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED, from, to);
-      VMR_CU_TRY(api.cuDeviceGetP2PAttribute, &perf, CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK, from, to);
-      std::string pair = std::to_string(int(from)) + "->" + std::to_string(int(to));
-      facts.push_back(pair + " access=" + std::to_string(access) + " native_atomics=" + std::to_string(atomics) +
-                      " perf_rank=" + std::to_string(perf));
-      if (!can) return Status::skip("cuDeviceCanAccessPeer(" + pair + ") is 0");
-      if (!atomics) return Status::skip("CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED(" + pair + ") is 0");
-    }
-    ctx.info("p2p_" + std::to_string(ctx.device()) + "_" + std::to_string(peer), vmr::join(facts, "; "));
-  }
-  return Status::pass();
-}
+Status describe(RankContext& ctx, RankState* state) { return vmr_cuda::describe_rank(ctx, state); }
 
 // --- cases -----------------------------------------------------------------------------------------------------
 
@@ -381,19 +304,12 @@ Status case_peer_reimport(RankContext& ctx, const RankState& state) {
 
 constexpr size_t kRegressionBytes = size_t(4) << 20;
 
-// The owner's memory with its pattern, and the checksum its peers' reads must match.
-Status owner_with_pattern(RankContext& ctx, const RankState& state, size_t size, Block* own, UniqueFd* fd, u64* sum) {
-  VMR_TRY(allocate_exported(state.cuda, size, own, fd));
-  VMR_TRY(fill_pattern(own->span(), ctx.rank(), "the owner's memory"));
-  return checksum(own->span(), sum);
-}
-
 Status case_import_close_fd(RankContext& ctx, const RankState& state) {
   const size_t size = read_plan(state.granule, kRegressionBytes).bytes;
   Block own;
   UniqueFd fd;
   u64 own_sum = 0;
-  VMR_TRY(owner_with_pattern(ctx, state, size, &own, &fd, &own_sum));
+  VMR_TRY(owner_with_pattern(ctx, state.cuda, size, &own, &fd, &own_sum));
   ctx.phase_done("setup");
   std::vector<Block> peers(ctx.ranks());
   VMR_TRY(ctx.mesh().share_fd(fd.get(), {}, [&](int j, int peer_fd, const std::string&) {
@@ -420,14 +336,16 @@ Status case_reexport_after_close(RankContext& ctx, const RankState& state) {
   Block own;
   UniqueFd first;
   u64 own_sum = 0;
-  VMR_TRY(owner_with_pattern(ctx, state, size, &own, &first, &own_sum));
+  VMR_TRY(owner_with_pattern(ctx, state.cuda, size, &own, &first, &own_sum));
   first.reset();  // the first export's fd closed, as after a consumer that received it is done
   UniqueFd second;
   VMR_TRY(state.cuda.export_fd(own.mem, &second));  // the same allocation exported again
-  if (::fcntl(second.get(), F_GETFD) < 0)
+  if (::fcntl(second.get(), F_GETFD) < 0) {
+    const std::string why = vmr::errno_text("fcntl");  // before anything else can change errno
     return Status::fail("the second cuMemExportToShareableHandle returned success, but its fd " +
-                        std::to_string(second.get()) + " is not open (" + vmr::errno_text("fcntl") +
+                        std::to_string(second.get()) + " is not open (" + why +
                         "): the runtime handed out the descriptor closed after the first export");
+  }
   ctx.phase_done("setup");
   std::vector<Block> peers;
   VMR_TRY(exchange(ctx, state.cuda, second, size, &peers));

@@ -51,19 +51,12 @@ Status describe(RankContext& ctx, RankState* state) { return vmr_hip::describe_r
 
 constexpr size_t kRegressionBytes = size_t(4) << 20;
 
-// The owner's memory with its pattern, and the checksum its peers' reads must match.
-Status owner_with_pattern(RankContext& ctx, const RankState& state, size_t size, Block* own, UniqueFd* fd, u64* sum) {
-  VMR_TRY(allocate_exported(state.hip, size, own, fd));
-  VMR_TRY(fill_pattern(own->span(), ctx.rank(), "the owner's memory"));
-  return checksum(own->span(), sum);
-}
-
 Status case_import_close_fd(RankContext& ctx, const RankState& state) {
   const size_t size = read_plan(state.granule, kRegressionBytes).bytes;
   Block own;
   UniqueFd fd;
   u64 own_sum = 0;
-  VMR_TRY(owner_with_pattern(ctx, state, size, &own, &fd, &own_sum));
+  VMR_TRY(owner_with_pattern(ctx, state.hip, size, &own, &fd, &own_sum));
   ctx.phase_done("setup");
   std::vector<Block> peers(ctx.ranks());
   VMR_TRY(ctx.mesh().share_fd(fd.get(), {}, [&](int j, int peer_fd, const std::string&) {
@@ -90,14 +83,16 @@ Status case_reexport_after_close(RankContext& ctx, const RankState& state) {
   Block own;
   UniqueFd first;
   u64 own_sum = 0;
-  VMR_TRY(owner_with_pattern(ctx, state, size, &own, &first, &own_sum));
+  VMR_TRY(owner_with_pattern(ctx, state.hip, size, &own, &first, &own_sum));
   first.reset();  // the first export's fd closed, as after a consumer that received it is done
   UniqueFd second;
   VMR_TRY(state.hip.export_fd(own.mem, &second));  // the same allocation exported again
-  if (::fcntl(second.get(), F_GETFD) < 0)
+  if (::fcntl(second.get(), F_GETFD) < 0) {
+    const std::string why = vmr::errno_text("fcntl");  // before anything else can change errno
     return Status::fail("the second hipMemExportToShareableHandle returned success, but its fd " +
-                        std::to_string(second.get()) + " is not open (" + vmr::errno_text("fcntl") +
+                        std::to_string(second.get()) + " is not open (" + why +
                         "): the runtime handed out the descriptor closed after the first export");
+  }
   ctx.phase_done("setup");
   std::vector<Block> peers;
   VMR_TRY(exchange(ctx, state.hip, second, size, &peers));

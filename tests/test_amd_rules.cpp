@@ -226,6 +226,17 @@ TEST(AgentPairing, WhatNothingTellsApartIsHarness) {
   EXPECT_NE(harness({"0000:d1:00.0", ""}, 1).find("agent 1, lie among them"), std::string::npos);
 }
 
+TEST(AmdRules, HostAccessToDeviceMemoryIsAskedFromHip72) {
+  EXPECT_TRUE(host_access_support(70253211).ok());  // 7.2.1
+  EXPECT_TRUE(host_access_support(71500000).ok());
+  for (int before : {60443483, 70051831, 70151831}) {  // 6.4.3, 7.0.2, 7.1.x
+    vmr::Status s = host_access_support(before);
+    EXPECT_EQ(s.verdict, vmr::Verdict::Skip) << before;
+    EXPECT_NE(s.detail.find("HIP runtime " + hip_version_text(before)), std::string::npos) << s.detail;
+    EXPECT_NE(s.detail.find("would fault"), std::string::npos) << s.detail;
+  }
+}
+
 TEST(AmdRules, VmmUnsupportedSkipsNamingTheAttribute) {
   EXPECT_TRUE(vmm_support(0, 1, nullptr).ok());
   vmr::Status off = vmm_support(3, 0, nullptr);

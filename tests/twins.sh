@@ -36,4 +36,5 @@ check() {  # name hip_file cuda_file min_lines
 }
 check pow2 repro/pow2_remap.hip repro/cuda_vmm.cu 100
 check regressions repro/hip_vmem_regressions.hip repro/cuda_vmm.cu 100
+check access repro/hip_vmem_access.hip repro/cuda_vmm_access.cu 100
 exit $status

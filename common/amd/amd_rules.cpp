@@ -172,6 +172,14 @@ vmr::Status vmm_support(int device, int attribute_value, const char* manage_supp
                            "hipMemCreate and hipMemAddressReserve would answer hipErrorOutOfMemory");
 }
 
+vmr::Status host_access_support(int hip_version) {
+  if (hip_version >= kFirstHipWithHostAccessToDeviceMemory) return vmr::Status::pass();
+  return vmr::Status::skip("HIP runtime " + hip_version_text(hip_version) +
+                           ": hipMemSetAccess takes a Host location on device memory from HIP 7.2 (rocm-systems PR "
+                           "#1620); 6.4 reads a Host descriptor as GPU 0 and maps nothing for the host, so its "
+                           "read would fault");
+}
+
 std::string missing_code_object(const std::string& device_arch, const std::string& built) {
   const std::string base = device_arch.substr(0, device_arch.find(':'));
   std::vector<std::string> targets;

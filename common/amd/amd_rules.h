@@ -47,6 +47,14 @@ const char* os_handle_name(OsHandle c);  // "fd by value" / "pointer to the fd"
 // hipErrorNotSupported (clr rocm-6.1.0 hipamd/src/hip_vm.cpp:90-91, :142, :202).
 constexpr int kFirstHipWithVmemFdExport = 60200000;
 
+// hipMemSetAccess with a Host location on device memory. Up to 6.4 CLR reads only a descriptor's id (hipamd-6.4.3
+// hipamd/src/hip_vm.cpp:328-338): a Host descriptor with id 0 grants GPU 0 and answers hipSuccess, no CPU mapping is
+// made, and the host's first read of the VA faults. rocm-systems PR #682 (2025-08) added Host locations and refused
+// them on device memory, PR #1620 (2025-10-30) allowed them; Debian's 7.2.4 build accepts them. 7.0 and 7.1 are
+// unsettled, so a case asks only from HIP 7.2: earlier runtimes SKIP naming why.
+constexpr int kFirstHipWithHostAccessToDeviceMemory = 70200000;
+vmr::Status host_access_support(int hip_version);
+
 // "0000:c1:00.1" (hipDeviceGetPCIBusId) -> PCI domain and the BDF as HSA_AMD_AGENT_INFO_BDFID packs it:
 // bus << 8 | device << 3 | function. The function matters: a virtual function or a partition is not function 0.
 bool parse_pci_bus_id(const std::string& text, uint32_t* domain, uint32_t* bdf);

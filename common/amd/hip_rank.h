@@ -19,6 +19,8 @@ struct RankState {
   size_t granule = 0;  // hipMemGetAllocationGranularity of that type, minimum
   // A stale unmap found by an owner as the case ended is that case's FAIL, not the next one's (harness.h).
   vmr::Status after_case() const { return session.still_usable(); }
+  // Whether this runtime can be asked for host access to device memory (amd/amd_rules.h).
+  vmr::Status host_access_support() const { return vmr_amd::host_access_support(amd.hip_version); }
 };
 
 // The AMD facts, the VMem session (describe_vmem), then the granule of `type` and the rank's Vmem.

@@ -17,6 +17,7 @@
 #include "amd/amd_env.h"
 #include "amd/amd_rules.h"
 #include "amd/hsa_api.h"
+#include "gpu/allocation_facts.h"
 #include "gpu/gpu_errors.h"
 #include "gpu/vmem_owners.h"
 #include "harness/harness.h"
@@ -42,6 +43,20 @@ constexpr int header_vmm_attribute(long) {
 }
 static_assert(header_vmm_attribute<hipDeviceAttribute_t>(0) == kVmmSupportedAttribute,
               "hipDeviceAttributeVirtualMemoryManagementSupported moved: update kVmmSupportedAttribute");
+
+// hipMemLocationTypeHost is 2 in the HIP 7.x headers (driver_types.h, "id is ignored"), as CUDA's
+// CU_MEM_LOCATION_TYPE_HOST; the 5.2 and 6.4 headers do not name it, so a binary built there passes the number.
+constexpr int kLocationHost = 2;
+template <class E>
+constexpr auto header_location_host(int) -> decltype(int(E::hipMemLocationTypeHost)) {
+  return int(E::hipMemLocationTypeHost);
+}
+template <class E>
+constexpr int header_location_host(long) {
+  return kLocationHost;
+}
+static_assert(header_location_host<hipMemLocationType>(0) == kLocationHost,
+              "hipMemLocationTypeHost moved: update kLocationHost");
 
 // What describe_vmem settles once per rank and every later VMem call of the rank needs. One per rank, in the
 // binary's state (harness.h), never copied: every owner a call fills points back at it.
@@ -120,6 +135,15 @@ auto set_requested_handle_type(Prop& p, int) -> decltype(p.requestedHandleTypes 
 template <class Prop>
 void set_requested_handle_type(Prop& p, long) {
   p.requestedHandleType = hipMemHandleTypePosixFileDescriptor;
+}
+
+template <class Prop>
+auto requested_handle_type(const Prop& p, int) -> decltype(int(p.requestedHandleTypes)) {
+  return int(p.requestedHandleTypes);
+}
+template <class Prop>
+int requested_handle_type(const Prop& p, long) {
+  return int(p.requestedHandleType);
 }
 
 inline hipMemAllocationProp vmem_prop(int device, hipMemAllocationType type) {
@@ -273,6 +297,41 @@ struct Vmem {
     return Status::pass();
   }
   Status grant_own(void* va, size_t size) const { return set_access(va, size, {device}); }
+
+  // Read-write access for the host (a Host location; its id is ignored) on [va, va + size).
+  Status grant_host(void* va, size_t size) const {
+    hipMemAccessDesc a{};
+    a.location.type = static_cast<hipMemLocationType>(kLocationHost);
+    a.location.id = 0;
+    a.flags = hipMemAccessFlagsProtReadWrite;
+    VMR_GPU_TRY(hipMemSetAccess, va, size, &a, 1);
+    return Status::pass();
+  }
+
+  // The calling thread's current device (HIP keeps one per thread).
+  Status use_device(int d) const {
+    VMR_GPU_TRY(hipSetDevice, d);
+    return Status::pass();
+  }
+
+  // What hipMemGetAllocationPropertiesFromHandle says of a handle, created here or imported.
+  Status properties(const Handle& mem, vmr_gpu::AllocationFacts* f) const {
+    hipMemAllocationProp p{};
+    VMR_GPU_TRY(hipMemGetAllocationPropertiesFromHandle, &p, mem.h);
+    *f = {int(p.type), int(p.location.type), p.location.id, requested_handle_type(p, 0)};
+    return Status::pass();
+  }
+
+  // What ROCr's pointer query says of `va` (hsa_amd_pointer_info: the call CLR and profilers make on any device
+  // pointer); a runtime that cannot answer for it is a FAIL naming the status, one that crashes a CRASH.
+  Status pointer_query(void* va, std::string* answer) const {
+    hsa_amd_pointer_info_t info{};
+    info.size = sizeof info;
+    const hsa_status_t s = hsa_amd_pointer_info(va, &info, nullptr, nullptr, nullptr);
+    if (s != HSA_STATUS_SUCCESS) return Status::fail(vmr_hsa::hsa_error("hsa_amd_pointer_info", s));
+    *answer = "type " + std::to_string(int(info.type)) + ", " + std::to_string(info.sizeInBytes) + " bytes";
+    return Status::pass();
+  }
 
   // The export writes the fd through its first argument on every release.
   Status export_fd(const Handle& mem, vmr::UniqueFd* fd) const {

@@ -14,26 +14,28 @@ namespace vmr_cuda {
 using vmr::Status;
 
 // Every driver entry point the suite calls; one list for the table and its loader.
-#define VMR_CUDA_DRIVER_FUNCTIONS(X) \
-  X(cuGetErrorName)                  \
-  X(cuGetErrorString)                \
-  X(cuDriverGetVersion)              \
-  X(cuDeviceGet)                     \
-  X(cuDeviceGetAttribute)            \
-  X(cuDeviceCanAccessPeer)           \
-  X(cuDeviceGetP2PAttribute)         \
-  X(cuDeviceGetUuid)                 \
-  X(cuCtxSynchronize)                \
-  X(cuMemGetAllocationGranularity)   \
-  X(cuMemCreate)                     \
-  X(cuMemRelease)                    \
-  X(cuMemAddressReserve)             \
-  X(cuMemAddressFree)                \
-  X(cuMemMap)                        \
-  X(cuMemUnmap)                      \
-  X(cuMemSetAccess)                  \
-  X(cuMemExportToShareableHandle)    \
-  X(cuMemImportFromShareableHandle)  \
+#define VMR_CUDA_DRIVER_FUNCTIONS(X)        \
+  X(cuGetErrorName)                         \
+  X(cuGetErrorString)                       \
+  X(cuDriverGetVersion)                     \
+  X(cuDeviceGet)                            \
+  X(cuDeviceGetAttribute)                   \
+  X(cuDeviceCanAccessPeer)                  \
+  X(cuDeviceGetP2PAttribute)                \
+  X(cuDeviceGetUuid)                        \
+  X(cuCtxSynchronize)                       \
+  X(cuMemGetAllocationGranularity)          \
+  X(cuMemCreate)                            \
+  X(cuMemRelease)                           \
+  X(cuMemAddressReserve)                    \
+  X(cuMemAddressFree)                       \
+  X(cuMemMap)                               \
+  X(cuMemUnmap)                             \
+  X(cuMemSetAccess)                         \
+  X(cuMemExportToShareableHandle)           \
+  X(cuMemImportFromShareableHandle)         \
+  X(cuMemGetAllocationPropertiesFromHandle) \
+  X(cuPointerGetAttribute)                  \
   X(cuMemcpyDtoD)
 
 struct Api {

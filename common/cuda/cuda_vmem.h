@@ -5,12 +5,16 @@
 #pragma once
 
 #include <cuda.h>
+#include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "cuda/cuda_api.h"
+#include "gpu/allocation_facts.h"
+#include "gpu/gpu_errors.h"
 #include "gpu/vmem_owners.h"
 #include "harness/scope_guard.h"
 
@@ -95,6 +99,39 @@ struct Vmem {
     return Status::pass();
   }
   Status grant_own(CUdeviceptr va, size_t size) const { return set_access(va, size, {device}); }
+
+  // Read-write access for the host (a Host location; its id is ignored) on [va, va + size).
+  Status grant_host(CUdeviceptr va, size_t size) const {
+    CUmemAccessDesc a{};
+    a.location.type = CU_MEM_LOCATION_TYPE_HOST;
+    a.location.id = 0;
+    a.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    VMR_CU_TRY(api.cuMemSetAccess, va, size, &a, 1);
+    return Status::pass();
+  }
+
+  // The calling thread's current device: the runtime makes its primary context current for the driver calls too.
+  Status use_device(int d) const {
+    VMR_GPU_TRY(cudaSetDevice, d);
+    return Status::pass();
+  }
+
+  // What cuMemGetAllocationPropertiesFromHandle says of a handle, created here or imported.
+  Status properties(const Handle& mem, vmr_gpu::AllocationFacts* f) const {
+    CUmemAllocationProp p{};
+    VMR_CU_TRY(api.cuMemGetAllocationPropertiesFromHandle, &p, mem.h);
+    *f = {int(p.type), int(p.location.type), p.location.id, int(p.requestedHandleTypes)};
+    return Status::pass();
+  }
+
+  // What the driver's pointer query says of `va` (cuPointerGetAttribute: the device it lives on); a driver that
+  // cannot answer for it is a FAIL naming the error, one that crashes a CRASH.
+  Status pointer_query(CUdeviceptr va, std::string* answer) const {
+    int ordinal = -1;
+    VMR_CU_TRY(api.cuPointerGetAttribute, &ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, va);
+    *answer = "device ordinal " + std::to_string(ordinal);
+    return Status::pass();
+  }
 
   Status export_fd(const Handle& mem, vmr::UniqueFd* fd) const {
     int raw = -1;

@@ -112,8 +112,16 @@ inline Status checksum(const Span& s, u64* sum) {
   return copy_to_host(sum, cell.p, sizeof(u64));
 }
 
-// Every word of the span must hold `owner`'s pattern; the failure counts the bad words and names the first.
-inline Status verify_pattern(const Span& s, int owner, const std::string& what) {
+// PASS when no word differed from `owner`'s pattern; else the FAIL that counts them and names the first.
+inline Status pattern_result(const Span& s, int owner, const std::string& what, u64 bad, u64 first) {
+  if (bad == 0) return Status::pass();
+  return Status::fail(what + ": " + std::to_string(bad) + " of " + std::to_string(s.words) +
+                      " words differ from rank " + std::to_string(owner) + "'s pattern, first at word " +
+                      std::to_string(first));
+}
+
+// How many words of the span differ from `owner`'s pattern (*bad), and the first of them (*first_bad, ~0 if none).
+inline Status count_pattern_mismatches(const Span& s, int owner, u64* bad, u64* first_bad) {
   VMR_TRY(guard(s, 0, s.words, "k_verify_pattern"));
   DeviceBuffer<u64> cells;
   VMR_TRY(cells.alloc(2));
@@ -124,11 +132,25 @@ inline Status verify_pattern(const Span& s, int owner, const std::string& what) 
   VMR_TRY(finish("k_verify_pattern"));
   u64 got[2];
   VMR_TRY(copy_to_host(got, cells.p, sizeof got));
-  if (got[0] != 0)
-    return Status::fail(what + ": " + std::to_string(got[0]) + " of " + std::to_string(s.words) +
-                        " words differ from rank " + std::to_string(owner) + "'s pattern, first at word " +
-                        std::to_string(got[1]));
+  *bad = got[0];
+  *first_bad = got[1];
   return Status::pass();
+}
+
+// Every word of the span must hold `owner`'s pattern; the failure counts the bad words and names the first.
+inline Status verify_pattern(const Span& s, int owner, const std::string& what) {
+  u64 bad = 0, first = 0;
+  VMR_TRY(count_pattern_mismatches(s, owner, &bad, &first));
+  return pattern_result(s, owner, what, bad, first);
+}
+
+// The host's own loads of a mapping it was granted (a Host location in set-access): every word must hold `owner`'s
+// pattern.
+inline Status host_verify_pattern(const Span& s, int owner, const std::string& what) {
+  u64 bad = 0, first = 0;
+  for (size_t i = 0; i < s.words; ++i)
+    if (s.p[i] != pattern_word(u64(owner), i) && bad++ == 0) first = i;
+  return pattern_result(s, owner, what, bad, first);
 }
 
 // Fills the span with `owner`'s pattern (the whole mapping: proof that it and its access really work).

@@ -3,6 +3,7 @@
 // (vmr_hip::Vmem, vmr_hsa::Vmem, vmr_cuda::Vmem: each call one API call, named in its backend's header):
 //   create(size, Handle*)  reserve(size, Reservation*)  map(va, size, const Handle&, Mapping*)  grant_own(va, size)
 //   export_fd(const Handle&, UniqueFd*)  import_fd(fd, Handle*)
+// (gpu_host.h: its kernels, so this header is for the HIP and CUDA sources only)
 // Each rank grants only its own device: an owner that also granted its peers' devices would import their P2P
 // access in its own process (ROCR rocm-6.2.0 src/core/runtime/runtime.cpp:3213-3231), and a failure there would be
 // blamed on the owner instead of on the peer's import.
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu/gpu_host.h"
 #include "harness/harness.h"
 
 namespace vmr_gpu {
@@ -34,6 +36,15 @@ vmr::Status import_block(const Vmem& vmem, int fd, size_t size, Block* b) {
   if (!b->range.va) VMR_TRY(vmem.reserve(size, &b->range));
   VMR_TRY(vmem.map(b->range.va, size, b->mem, &b->map));
   return vmem.grant_own(b->range.va, size);
+}
+
+// Owner, as allocate_exported, with the rank's pattern written over it and the checksum its peers' reads must match.
+template <class Vmem, class Block>
+vmr::Status owner_with_pattern(vmr::RankContext& ctx, const Vmem& vmem, size_t size, Block* own, vmr::UniqueFd* fd,
+                               u64* sum) {
+  VMR_TRY(allocate_exported(vmem, size, own, fd));
+  VMR_TRY(fill_pattern(own->span(), ctx.rank(), "the owner's memory"));
+  return checksum(own->span(), sum);
 }
 
 // Every rank sends `own_fd` to every other rank, and peers[j] becomes rank j's memory, imported; peers[self] stays
