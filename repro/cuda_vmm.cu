@@ -486,7 +486,7 @@ int main(int argc, char** argv) {
            case_atomics},
           {"remap", "pow2 allocator: remap a block at the same VA, set access from the base; data exact", case_remap},
           {"set-access-subrange",
-           "cuMemSetAccess(base + g, 2g) on a second block twice the first's size (ROCm 7.x rejects it)",
+           "cuMemSetAccess(base + g, 2g) on a second block twice the first's size (ROCm 7.0 to 7.2 reject it)",
            case_set_access_subrange},
           {"set-access-hole", "cuMemSetAccess from the base over a range with an unmapped hole", case_set_access_hole},
           {"peer-reimport", "owner remaps and bumps the generation; peers re-import; atomics reach the new memory",

@@ -62,6 +62,11 @@ Status grant_in_order(RankContext& ctx, const RankState& state, bool owner_last)
                         ? Status::pass()
                         : Status::skip("needs two different GPUs in --devices (each rank grants its own and the "
                                        "next rank's): only another GPU's attach of the memory moves it")));
+  bool reachable = false;
+  VMR_TRY(state.hip.peer_can_access(other, &reachable));
+  VMR_TRY(ctx.agree(reachable ? Status::pass()
+                              : Status::skip("GPU " + std::to_string(other) + " cannot access GPU " +
+                                             std::to_string(ctx.device()) + "'s memory (no peer access)")));
   const size_t size = read_plan(state.granule, kAccessBytes).bytes;
   Block own;
   VMR_TRY(state.hip.create(size, &own.mem));
@@ -97,8 +102,8 @@ Status case_host_access_imported(RankContext& ctx, const RankState& state) {
   const size_t size = read_plan(state.granule, kAccessBytes).bytes;
   Block own;
   UniqueFd fd;
-  u64 own_sum = 0;
-  VMR_TRY(owner_with_pattern(ctx, state.hip, size, &own, &fd, &own_sum));
+  VMR_TRY(allocate_exported(state.hip, size, &own, &fd));
+  VMR_TRY(fill_pattern(own.span(), ctx.rank(), "the owner's memory"));
   // The control: a runtime that grants the host no access to device memory at all cannot show the regression.
   const Status local = state.hip.grant_host(own.range.va, size);
   VMR_TRY(ctx.agree(

@@ -213,7 +213,7 @@ int main(int argc, char** argv) {
           {"remap", "renew a block at the same VA, set access from the base over the cumulative size; data exact",
            case_remap},
           {"set-access-subrange",
-           "hipMemSetAccess(base + g, 2g) on a second block twice the first's size (ROCm 7.x rejects it)",
+           "hipMemSetAccess(base + g, 2g) on a second block twice the first's size (ROCm 7.0 to 7.2 reject it)",
            case_set_access_subrange},
           {"set-access-hole", "hipMemSetAccess from the base over a range with an unmapped hole", case_set_access_hole},
           {"peer-reimport", "owner renews its block, bumps the generation; peers re-import; adds land exactly",

@@ -227,10 +227,13 @@ TEST(AgentPairing, WhatNothingTellsApartIsHarness) {
 }
 
 TEST(AmdRules, HostAccessToDeviceMemoryIsAskedFromHip72) {
-  EXPECT_TRUE(host_access_support(70253211).ok());  // 7.2.1
-  EXPECT_TRUE(host_access_support(71500000).ok());
+  EXPECT_TRUE(host_access_support(70253211, true).ok());  // 7.2.1
+  EXPECT_TRUE(host_access_support(71500000, true).ok());
+  const vmr::Status small_bar = host_access_support(71500000, false);
+  EXPECT_EQ(small_bar.verdict, vmr::Verdict::Skip);
+  EXPECT_NE(small_bar.detail.find("isLargeBar is 0"), std::string::npos) << small_bar.detail;
   for (int before : {60443483, 70051831, 70151831}) {  // 6.4.3, 7.0.2, 7.1.x
-    vmr::Status s = host_access_support(before);
+    vmr::Status s = host_access_support(before, true);
     EXPECT_EQ(s.verdict, vmr::Verdict::Skip) << before;
     EXPECT_NE(s.detail.find("HIP runtime " + hip_version_text(before)), std::string::npos) << s.detail;
     EXPECT_NE(s.detail.find("would fault"), std::string::npos) << s.detail;

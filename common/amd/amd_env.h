@@ -31,6 +31,7 @@ struct AgentPools {
 struct Env {
   int hip_version = 0;       // hipRuntimeGetVersion: HIP_VERSION of the runtime that runs (amd/amd_rules.h)
   std::string rocm_release;  // reported as rocm_release: what the expected table's conditions compare
+  bool large_bar = false;    // hipDeviceProp_t::isLargeBar: the host can reach all of the device's memory
   hsa_agent_t agent{};       // the HSA agent of this rank's device
   AgentPools pools;          // this rank's agent's
 };

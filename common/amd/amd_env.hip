@@ -252,6 +252,8 @@ Status describe_rank(RankContext& ctx, Env* out) {
   ctx.info("device", std::to_string(ctx.device()));
   ctx.info("device_name", prop.name);
   ctx.info("gfx_arch", arch.substr(0, arch.find(':')));
+  out->large_bar = prop.isLargeBar != 0;
+  ctx.info("large_bar", out->large_bar ? "yes" : "no");
 #ifdef VMR_HIP_ARCHS
   ctx.info("built_archs", VMR_HIP_ARCHS);
   if (std::string missing = missing_code_object(arch, VMR_HIP_ARCHS); !missing.empty()) return Status::harness(missing);

@@ -172,8 +172,12 @@ vmr::Status vmm_support(int device, int attribute_value, const char* manage_supp
                            "hipMemCreate and hipMemAddressReserve would answer hipErrorOutOfMemory");
 }
 
-vmr::Status host_access_support(int hip_version) {
-  if (hip_version >= kFirstHipWithHostAccessToDeviceMemory) return vmr::Status::pass();
+vmr::Status host_access_support(int hip_version, bool large_bar) {
+  if (hip_version >= kFirstHipWithHostAccessToDeviceMemory && large_bar) return vmr::Status::pass();
+  if (hip_version >= kFirstHipWithHostAccessToDeviceMemory)
+    return vmr::Status::skip(
+        "not a large-BAR device (hipDeviceProp_t::isLargeBar is 0): the host reaches only part "
+        "of its memory, so a host read of device memory could fault rather than answer");
   return vmr::Status::skip("HIP runtime " + hip_version_text(hip_version) +
                            ": hipMemSetAccess takes a Host location on device memory from HIP 7.2 (rocm-systems PR "
                            "#1620); 6.4 reads a Host descriptor as GPU 0 and maps nothing for the host, so its "

@@ -51,9 +51,10 @@ constexpr int kFirstHipWithVmemFdExport = 60200000;
 // hipamd/src/hip_vm.cpp:328-338): a Host descriptor with id 0 grants GPU 0 and answers hipSuccess, no CPU mapping is
 // made, and the host's first read of the VA faults. rocm-systems PR #682 (2025-08) added Host locations and refused
 // them on device memory, PR #1620 (2025-10-30) allowed them; Debian's 7.2.4 build accepts them. 7.0 and 7.1 are
-// unsettled, so a case asks only from HIP 7.2: earlier runtimes SKIP naming why.
+// unsettled, so a case asks only from HIP 7.2: earlier runtimes SKIP naming why. Nor without a large BAR: the host
+// then sees only part of the device's memory, and its read of the rest would fault (SIGBUS) instead of answering.
 constexpr int kFirstHipWithHostAccessToDeviceMemory = 70200000;
-vmr::Status host_access_support(int hip_version);
+vmr::Status host_access_support(int hip_version, bool large_bar);
 
 // "0000:c1:00.1" (hipDeviceGetPCIBusId) -> PCI domain and the BDF as HSA_AMD_AGENT_INFO_BDFID packs it:
 // bus << 8 | device << 3 | function. The function matters: a virtual function or a partition is not function 0.

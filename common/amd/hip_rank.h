@@ -20,7 +20,7 @@ struct RankState {
   // A stale unmap found by an owner as the case ended is that case's FAIL, not the next one's (harness.h).
   vmr::Status after_case() const { return session.still_usable(); }
   // Whether this runtime can be asked for host access to device memory (amd/amd_rules.h).
-  vmr::Status host_access_support() const { return vmr_amd::host_access_support(amd.hip_version); }
+  vmr::Status host_access_support() const { return vmr_amd::host_access_support(amd.hip_version, amd.large_bar); }
 };
 
 // The AMD facts, the VMem session (describe_vmem), then the granule of `type` and the rank's Vmem.

@@ -7,9 +7,11 @@
 #include <hip/hip_runtime.h>
 #include <hip/hip_version.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -77,7 +79,8 @@ struct Session {
   // meeting the entry. Leaving it all is safe because a rank ends with _exit (harness/harness.cpp): CLR's
   // exit-time teardown and the fat-binary atexit handler never run. Mutable: it is the runtime's state, found out
   // by a case that holds the session const.
-  mutable bool teardown_unsafe = false;
+  // Atomic: concurrent-map's threads read it in every call, and any of them may set it.
+  mutable std::atomic<bool> teardown_unsafe{false};
   mutable char teardown_reason[200] = "";  // filled during cleanup, where allocating could fail
 
   void mark_teardown_unsafe(void* va, size_t size) const {
@@ -301,10 +304,20 @@ struct Vmem {
   // Read-write access for the host (a Host location; its id is ignored) on [va, va + size).
   Status grant_host(void* va, size_t size) const {
     hipMemAccessDesc a{};
-    a.location.type = static_cast<hipMemLocationType>(kLocationHost);
+    // Copied in, not cast: where the header's enum has no Host, 2 lies outside its range.
+    static_assert(sizeof a.location.type == sizeof kLocationHost, "hipMemLocationType is not int-sized");
+    std::memcpy(&a.location.type, &kLocationHost, sizeof kLocationHost);
     a.location.id = 0;
     a.flags = hipMemAccessFlagsProtReadWrite;
     VMR_GPU_TRY(hipMemSetAccess, va, size, &a, 1);
+    return Status::pass();
+  }
+
+  // Whether device `other` can reach this Vmem's device's memory (hipDeviceCanAccessPeer).
+  Status peer_can_access(int other, bool* can) const {
+    int c = 0;
+    VMR_GPU_TRY(hipDeviceCanAccessPeer, &c, other, device);
+    *can = c != 0;
     return Status::pass();
   }
 

@@ -110,6 +110,14 @@ struct Vmem {
     return Status::pass();
   }
 
+  // Whether device `other` can reach this Vmem's device's memory (cudaDeviceCanAccessPeer).
+  Status peer_can_access(int other, bool* can) const {
+    int c = 0;
+    VMR_GPU_TRY(cudaDeviceCanAccessPeer, &c, other, device);
+    *can = c != 0;
+    return Status::pass();
+  }
+
   // The calling thread's current device: the runtime makes its primary context current for the driver calls too.
   Status use_device(int d) const {
     VMR_GPU_TRY(cudaSetDevice, d);
