@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The minimal reproducers (repro/minimal/) stay what a maintainer reads in one screen and can build as told:
+#   - at most 150 lines that are neither blank nor comments, counted and printed per file;
+#   - a header naming its suite case (`// suite case: <binary>.<case>`, a binary of repro/manifest.txt whose --list
+#     has the case where it was built), its one build command (`// build:`), run command (`// run:`) and exit codes;
+#   - the header's build command works, run as written in a scratch folder, wherever its compiler is installed;
+#   - tests/minimal_agree.sh, which the minimal.* tests run, says DISAGREE when a minimal and its case differ.
+#   tests/minimal_files.sh REPO_ROOT BIN_DIR
+set -uo pipefail
+root=$1 bin=$2 budget=150 status=0
+say_fail() { echo "FAIL: $*"; status=1; }
+code_lines() { grep -cv -e '^[[:space:]]*$' -e '^[[:space:]]*//' "$1"; }
+within_budget() { [ "$(code_lines "$1")" -le "$budget" ]; }
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+shopt -s nullglob
+files=("$root"/repro/minimal/*.cpp "$root"/repro/minimal/*.hip "$root"/repro/minimal/*.cu)
+[ ${#files[@]} -gt 0 ] || say_fail "no minimal reproducer in $root/repro/minimal"
+for f in "${files[@]}"; do
+  name=$(basename "$f")
+  code=$(code_lines "$f")
+  within_budget "$f" || say_fail "$name has $code lines of code, over the budget of $budget"
+  for key in "suite case" build run exit; do
+    grep -q "^// $key: " "$f" || say_fail "$name: its header has no '// $key: ' line"
+  done
+  cases=$(sed -n -e 's|^// suite case: \([^ ]*\).*|\1|p' -e 's|^// variant [A-Z_]*: \([^ ]*\).*|\1|p' "$f")
+  for bc in $cases; do
+    binary=${bc%%.*} case=${bc#*.}
+    grep -Eq "^binary $binary " "$root/repro/manifest.txt" || say_fail "$name names $bc: no binary $binary in repro/manifest.txt"
+    if [ -x "$bin/$binary" ] && ! "$bin/$binary" --list | awk '{print $1}' | grep -qx -- "$case"; then
+      say_fail "$name names $bc: $binary lists no case $case"
+    fi
+  done
+  build=$(sed -n 's|^// build: *||p' "$f" | head -n 1)
+  compiler=${build%% *}
+  if command -v "$compiler" >/dev/null 2>&1; then
+    mkdir -p "$scratch/$name" && cp "$f" "$scratch/$name/"
+    if (cd "$scratch/$name" && eval "$build") >"$scratch/$name.log" 2>&1; then
+      built="its build line works ($compiler)"
+    else
+      say_fail "$name: its build line failed: $build"
+      grep -E 'error' "$scratch/$name.log" | head -n 5
+      built="its build line FAILED"
+    fi
+  else
+    built="build line not tried: no $compiler here"
+  fi
+  echo "minimal: $name: $code lines of code (budget $budget), suite case $(echo $cases | tr ' ' ','), $built"
+done
+# The budget check must be able to fail: 151 lines of code, with blank and comment lines that do not count.
+{ for i in $(seq 151); do printf 'int v%d;\n\n// a comment\n' "$i"; done; } >"$scratch/over.cpp"
+if within_budget "$scratch/over.cpp"; then
+  say_fail "a file of 151 lines of code passed the budget of $budget"
+else
+  echo "minimal: a file of $(code_lines "$scratch/over.cpp") lines of code is over the budget, as it must be"
+fi
+# The agreement check must be able to fail: a program that always FAILs against a case that PASSes here.
+if [ -x "$bin/repro_host_shm" ]; then
+  out=$(bash "$root/tests/minimal_agree.sh" /bin/false "$bin/repro_host_shm" atomics 2>&1)
+  rc=$?
+  if [ "$rc" = 1 ] && grep -q DISAGREE <<<"$out"; then
+    echo "minimal: minimal_agree.sh says DISAGREE for /bin/false against repro_host_shm.atomics"
+  else
+    say_fail "minimal_agree.sh did not report /bin/false (FAIL) against repro_host_shm.atomics (PASS): rc $rc: $out"
+  fi
+fi
+exit $status
