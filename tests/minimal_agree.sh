@@ -8,11 +8,11 @@ minimal=$1 suite=$2 case=$3
 [ -x "$minimal" ] && [ -x "$suite" ] || { echo "minimal_agree: $minimal or $suite is not built"; exit 1; }
 verdict_of() {  # an exit code as the suite's verdict contract names it
   case $1 in
-    0) echo PASS ;; 1) echo FAIL ;; 2) echo USAGE ;; 3) echo CRASH ;; 4) echo HANG ;; 77) echo SKIP ;; 99) echo HARNESS ;;
+    0) echo PASS ;; 1) echo FAIL ;; 2) echo USAGE ;; 3) echo CRASH ;; 4 | 124) echo HANG ;; 77) echo SKIP ;; 99) echo HARNESS ;;
     *) echo "exit-$1" ;;
   esac
 }
-out=$(timeout 240 "$minimal" 2>&1)
+out=$(timeout 80 "$minimal" 2>&1)  # 124: a minimal file has no deadline of its own
 rc=$?
 m=$(verdict_of $rc)
 # A program linked to the driver API cannot start without the NVIDIA driver: that is the suite's SKIP "no NVIDIA
@@ -24,7 +24,7 @@ fi
 devices=$(printf '%s\n' "$out" | sed -n 's/^devices: \([0-9,]*\)$/\1/p' | head -n 1)
 args=(--case "$case")
 [ -n "$devices" ] && args+=(--devices "$devices")
-suite_out=$(timeout 240 "$suite" "${args[@]}" 2>&1)
+suite_out=$(timeout 80 "$suite" "${args[@]}" 2>&1)
 s=$(verdict_of $?)
 echo "minimal: $(printf '%s\n' "$out" | grep '^VERDICT:' | tail -n 1)"
 echo "suite:   $(printf '%s\n' "$suite_out" | grep '^VERDICT:' | tail -n 1)"
