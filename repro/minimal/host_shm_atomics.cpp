@@ -48,19 +48,27 @@ static void add_all(uint64_t* counters) {
     for (size_t c = 0; c < kCounters; ++c) __atomic_fetch_add(&counters[c * kStride], 1, __ATOMIC_RELAXED);
 }
 
-// The peer: receive the fd (SCM_RIGHTS), import it by mapping, add, say done.
-static int peer(int sock) {
-  char byte = 0;
-  char control[CMSG_SPACE(sizeof(int))] = {};
+// One byte over the socket, with `fd` attached (SCM_RIGHTS); with fd < 0, receives one and returns it.
+static int pass_fd(int sock, int fd) {
+  char byte = 'f', control[CMSG_SPACE(sizeof(int))] = {};
   iovec iov{&byte, 1};
   msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  if (recvmsg(sock, &msg, 0) != 1 || !CMSG_FIRSTHDR(&msg)) return broke("peer: recvmsg of the fd");
-  int fd = -1;
-  std::memcpy(&fd, CMSG_DATA(CMSG_FIRSTHDR(&msg)), sizeof fd);
+  msg.msg_iov = &iov, msg.msg_iovlen = 1, msg.msg_control = control, msg.msg_controllen = sizeof control;
+  cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  if (fd < 0) {
+    if (recvmsg(sock, &msg, 0) != 1 || !(c = CMSG_FIRSTHDR(&msg))) return -1;
+    std::memcpy(&fd, CMSG_DATA(c), sizeof fd);
+    return fd;
+  }
+  c->cmsg_level = SOL_SOCKET, c->cmsg_type = SCM_RIGHTS, c->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
+  return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
+}
+
+// The peer: receive the fd (SCM_RIGHTS), import it by mapping, add, say done.
+static int peer(int sock) {
+  const int fd = pass_fd(sock, -1);
+  if (fd < 0) return broke("peer: recvmsg of the fd");
   uint64_t* counters = reserve_map_grant(fd);
   if (!counters) return broke("peer: reserve, map and grant the received fd");
   add_all(counters);
@@ -90,20 +98,7 @@ int main(int argc, char** argv) {
   signal(SIGALRM, on_deadline);
   alarm(60);
   // Export: send the fd over the socket.
-  char byte = 'f';
-  char control[CMSG_SPACE(sizeof(int))] = {};
-  iovec iov{&byte, 1};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  cmsghdr* c = CMSG_FIRSTHDR(&msg);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int));
-  std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
-  if (sendmsg(sv[0], &msg, 0) != 1) return broke("sendmsg of the fd");
+  if (pass_fd(sv[0], fd) != 0) return broke("sendmsg of the fd");
   add_all(counters);  // the owner adds at the same time as the peer
   char done = 0;
   const bool finished = read(sv[0], &done, 1) == 1;
