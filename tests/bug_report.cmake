@@ -64,6 +64,22 @@ expect_in("${report}" "Problem Description"
           "Known regression this points to: [iris#418](https://github.com/ROCm/iris/issues/418)")
 expect_in("${report}" "Problem Description" "${fault}")
 expect_in("${report}" "Steps to Reproduce" "build/bin/repro_hip_vmem_pinned --case atomics --devices 0,1")
+# The minimal file first, inline, with its build and run lines for the GPUs that failed and what the suite observed.
+expect_in("${report}" "Steps to Reproduce" "#### 1. repro_hip_vmem_pinned.atomics: CRASH (expected CRASH/FAIL/PASS ~Memory access fault")
+expect_in("${report}" "Steps to Reproduce" "Its minimal reproducer, `hip_vmem_atomics.hip`")
+expect_in("${report}" "Steps to Reproduce"
+          "```sh\nhipcc -O2 -std=c++17 -o hip_vmem_atomics hip_vmem_atomics.hip\n./hip_vmem_atomics 0 1\n```")
+file(READ ${SOURCE}/repro/minimal/hip_vmem_atomics.hip minimal_text)
+expect_in("${report}" "Steps to Reproduce" "```hip\n${minimal_text}```")
+expect_in("${report}" "Steps to Reproduce"
+          "Observed, in the suite's run of repro_hip_vmem_pinned.atomics on GPUs 0,1 (the minimal file was not run: --run-minimal runs it)")
+expect_in("${report}" "Steps to Reproduce" "```\nVERDICT: CRASH repro_hip_vmem_pinned.atomics rank 1 (pid 7) killed by SIGABRT")
+section("${report}" "Steps to Reproduce" steps)
+string(FIND "${steps}" "#### 1. " at_minimal)
+string(FIND "${steps}" "#### The full suite" at_suite)
+if(at_suite LESS at_minimal)
+  message(FATAL_ERROR "the minimal file is the first way to reproduce, the full suite the second:\n${steps}")
+endif()
 expect_in("${report}" "GPU" "gfx_arch=gfx942")
 expect_in("${report}" "ROCm Version" "- rocm_release: 6.4.1")
 expect_in("${report}" "ROCm Version" "- hip_version: 6.4.43483")
@@ -174,3 +190,52 @@ if(NOT rc EQUAL 99 OR NOT err MATCHES "no triage results")
   message(FATAL_ERROR "a folder without results: exit ${rc}, stderr '${err}' (want 99)")
 endif()
 message("bug-report: an unwritable report and missing results are exit 99, named")
+
+# 6. A triage where a case failed on this very host (VMR_FORCE_FAIL), reported with --run-minimal --attach: the
+#    minimal file of the case runs here and its own output is quoted (it PASSes: the failure was forced in the suite
+#    only); the variant of a case is built with its -D; a case with no minimal file says so; --attach writes the
+#    report, each minimal file and its output beside each other; a bad command line is 2 before anything is read.
+set(h ${WORK}/host-forced)
+file(REMOVE_RECURSE ${h})
+file(MAKE_DIRECTORY ${h})
+file(WRITE ${h}/summary.json "{}\n")
+execute_process(COMMAND ${CMAKE_COMMAND} -E env VMR_FORCE_FAIL=repro_host_shm.atomics ${BUILD}/bin/repro_host_shm
+                        --case atomics --json ${h}/repro_host_shm.json RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+if(NOT rc EQUAL 1)
+  message(FATAL_ERROR "VMR_FORCE_FAIL=repro_host_shm.atomics: exit ${rc}, want 1 (FAIL)")
+endif()
+write_run(${h} repro_hip_vmem_uncached.atomics.0-1.json hip repro_hip_vmem_uncached atomics FAIL
+          "rank 1: system-scope atomics: counter 3 holds 17" "\"device\":\"0\",\"rocm_release\":\"7.0.2\"" "")
+write_run(${h} repro_hip_vmem_pinned.read.0-1.json hip repro_hip_vmem_pinned read FAIL "rank 1: words differ" "" "")
+execute_process(COMMAND ${CMAKE_COMMAND} -E env BUILD_DIR=${BUILD} ${SCRIPT} --run-minimal --attach ${h}/attach ${h}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "attached in ${h}/attach: ")
+  message(FATAL_ERROR "bug-report --run-minimal --attach exited ${rc}: ${out} ${err}")
+endif()
+file(READ ${h}/bug-report.md report)
+expect_in("${report}" "Steps to Reproduce" "repro_host_shm.atomics: FAIL (expected PASS)")
+expect_in("${report}" "Steps to Reproduce" "g++ -O2 -std=c++17 -o host_shm_atomics host_shm_atomics.cpp")
+expect_in("${report}" "Steps to Reproduce" "Observed, running it on this node (exit 0):")
+expect_in("${report}" "Steps to Reproduce" "VERDICT: PASS host_shm_atomics")
+expect_in("${report}" "Steps to Reproduce" "**The minimal file gave PASS here where the suite's case gave FAIL:**")
+expect_in("${report}" "Steps to Reproduce" "hipcc -DUNCACHED -O2 -std=c++17 -o hip_vmem_atomics hip_vmem_atomics.hip\n./hip_vmem_atomics 0 1")
+expect_in("${report}" "Steps to Reproduce" "(the variant built with -DUNCACHED is this case)")
+expect_in("${report}" "Steps to Reproduce"
+          "repro_hip_vmem_pinned.read: FAIL (expected PASS)\n\nNo minimal reproducer covers this case yet")
+file(READ ${h}/attach/bug-report.md attached)
+file(READ ${SOURCE}/repro/minimal/host_shm_atomics.cpp host_minimal)
+file(READ ${h}/attach/host_shm_atomics.cpp host_attached)
+file(READ ${h}/attach/host_shm_atomics.out host_out)
+if(NOT attached STREQUAL report OR NOT host_attached STREQUAL host_minimal OR NOT host_out MATCHES "VERDICT: PASS"
+   OR NOT EXISTS ${h}/attach/hip_vmem_atomics.hip)
+  message(FATAL_ERROR "--attach: the report, each minimal file and its output belong beside each other in ${h}/attach")
+endif()
+foreach(bad "--attach" "--frobnicate" "${h} ${h}")
+  separate_arguments(bad_args UNIX_COMMAND "${bad}")
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env BUILD_DIR=${BUILD} ${SCRIPT} ${bad_args} RESULT_VARIABLE rc
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 2 OR NOT err MATCHES "scripts/bug-report: ")
+    message(FATAL_ERROR "bug-report ${bad}: exit ${rc} (want 2 with one line): ${out} ${err}")
+  endif()
+endforeach()
+message("bug-report: a failed host case carries its minimal file, run here (${host_out}); attached beside the report")

@@ -4,12 +4,17 @@
 #   - a header naming its suite case (`// suite case: <binary>.<case>`, a binary of repro/manifest.txt whose --list
 #     has the case where it was built), its one build command (`// build:`), run command (`// run:`) and exit codes;
 #   - the header's build command works, run as written in a scratch folder, wherever its compiler is installed;
+#   - the pieces every file writes out alike (pass_fd, the SCM_RIGHTS half) are the same text in each, so a fix made
+#     in one is made in all;
 #   - tests/minimal_agree.sh, which the minimal.* tests run, says DISAGREE when a minimal and its case differ.
 #   tests/minimal_files.sh REPO_ROOT BIN_DIR
 set -uo pipefail
 root=$1 bin=$2 budget=150 status=0
 say_fail() { echo "FAIL: $*"; status=1; }
-code_lines() { grep -cv -e '^[[:space:]]*$' -e '^[[:space:]]*//' "$1"; }
+VMR_ROOT=$root source "$root/scripts/lib/minimal.sh"
+code_lines() { vmr_minimal_code_lines "$1"; }
+# The text of function NAME in FILE: from its definition line to the first line that is only "}".
+function_text() { sed -n "/^static [a-z ]*$2(/,/^}/p" "$1"; }
 within_budget() { [ "$(code_lines "$1")" -le "$budget" ]; }
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
@@ -47,6 +52,32 @@ for f in "${files[@]}"; do
   fi
   echo "minimal: $name: $code lines of code (budget $budget), suite case $(echo $cases | tr ' ' ','), $built"
 done
+# One pass_fd: every file that has one has the first file's text; prints the first that differs, status 1.
+first_other_pass_fd() {
+  local f text reference=
+  for f in "$@"; do
+    text=$(function_text "$f" pass_fd)
+    [ -n "$text" ] || continue
+    if [ -z "$reference" ]; then
+      reference=$text
+    elif [ "$text" != "$reference" ]; then
+      basename "$f"
+      return 1
+    fi
+  done
+}
+if other=$(first_other_pass_fd "${files[@]}"); then
+  echo "minimal: pass_fd is the same text in every file that has it"
+else
+  say_fail "$other's pass_fd differs from the other files': one fix, every file (diff them)"
+fi
+# ... and the check can fail: a copy of a file whose pass_fd sends another byte.
+sed '/^static int pass_fd(/,/^}/s/char byte = .f./char byte = '"'"'g'"'"'/' "$root/repro/minimal/host_shm_atomics.cpp" >"$scratch/drift.cpp"
+if other=$(first_other_pass_fd "$root/repro/minimal/host_shm_atomics.cpp" "$scratch/drift.cpp"); then
+  say_fail "a pass_fd that sends another byte passed as the same text"
+else
+  echo "minimal: a pass_fd that drifted ($other) is found, as it must be"
+fi
 # The budget check must be able to fail: 151 lines of code, with blank and comment lines that do not count.
 { for i in $(seq 151); do printf 'int v%d;\n\n// a comment\n' "$i"; done; } >"$scratch/over.cpp"
 if within_budget "$scratch/over.cpp"; then

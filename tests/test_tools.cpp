@@ -91,6 +91,24 @@ TEST(Compare, ARunNoRowCoversDiffersAndAnUnreadableRecordToo) {
 }
 
 // A binary's --list --json as the tools read it: triage's cases come from opt_in, never from a tag's spelling.
+// scripts/bug-report reads these lines to find each failing run's minimal reproducer and the GPUs it ran on.
+TEST(Report, FailingRunsAreTheOnesABugReportNames) {
+  vmr_tools::Run ok = run_of("repro_x", "read", Verdict::Pass, "");
+  vmr_tools::Run skipped = run_of("repro_x", "read", Verdict::Skip, "no GPU");
+  vmr_tools::Run crash = run_of("repro_x", "atomics", Verdict::Crash, "Memory access fault by GPU node-2");
+  crash.pair = "0-1";
+  vmr_tools::Run wrong = run_of("repro_x", "read", Verdict::Fail, "words\tdiffer");
+  wrong.pair = "2-0-1";  // a mesh run: --devices takes it as 2,0,1
+  vmr_tools::Run cut = wrong;
+  cut.error = "unreadable run record";
+  EXPECT_EQ(failing_runs_tsv({}, table()), "");
+  EXPECT_EQ(failing_runs_tsv({ok, skipped, crash, wrong, cut}, table()),
+            "repro_x\tatomics\t0,1\tCRASH\tCRASH/FAIL ~Memory access fault\tMemory access fault by GPU node-2\n"
+            "repro_x\tread\t2,0,1\tFAIL\tPASS\twords\\x09differ\n");
+  vmr_tools::Run stray = run_of("repro_y", "read", Verdict::Pass, "");  // no row: a PASS that differs
+  EXPECT_EQ(failing_runs_tsv({stray}, table()), "repro_y\tread\t-\tPASS\t-\t\n");
+}
+
 TEST(CaseList, ReadsNamesAndOptInStrictly) {
   CaseList list;
   ASSERT_TRUE(parse_case_list(R"({"schema":"vmem-repro-cases/1","binary":"repro_x","backend":"hip","cases":[

@@ -37,7 +37,7 @@ const char kSynopsis[] =
     "usage: check_expected --table FILE --results DIR [--binary PATH]... [--lists DIR] [--manifest FILE]\n"
     "                      [--plan FILE] [--matrix]\n"
     "                      [--summary-json FILE] [--markdown FILE] [--failures-md FILE] [--gpus-md FILE]\n"
-    "                      [--backends-ran FILE] [--rocm-md FILE] [--junit FILE]\n"
+    "                      [--failing-tsv FILE] [--backends-ran FILE] [--rocm-md FILE] [--junit FILE]\n"
     "       check_expected --record FILE.json\n"
     "       check_expected --cases LIST.json [--with-opt-in]\n"
     "       check_expected --report-md FILE --summary SUMMARY.json --launches N --took SECONDS --modelled SECONDS\n"
@@ -67,16 +67,19 @@ int usage() {
 
 struct CompareOptions {
   CheckInputs in;
-  std::string summary_json, markdown, failures, gpus, junit, ran, rocm_md;
+  std::string summary_json, markdown, failures, failing_tsv, gpus, junit, ran, rocm_md;
   bool matrix = false;
 };
 
 bool parse_compare_args(const std::vector<std::string>& args, CompareOptions* o) {
   Flags f;
-  f.values = {{"--table", &o->in.table_path}, {"--results", &o->in.results},   {"--manifest", &o->in.manifest},
-              {"--plan", &o->in.plan},        {"--lists", &o->in.lists},       {"--summary-json", &o->summary_json},
-              {"--markdown", &o->markdown},   {"--failures-md", &o->failures}, {"--gpus-md", &o->gpus},
-              {"--junit", &o->junit},         {"--backends-ran", &o->ran},     {"--rocm-md", &o->rocm_md}};
+  f.values = {{"--table", &o->in.table_path},    {"--results", &o->in.results},
+              {"--manifest", &o->in.manifest},   {"--plan", &o->in.plan},
+              {"--lists", &o->in.lists},         {"--summary-json", &o->summary_json},
+              {"--markdown", &o->markdown},      {"--failures-md", &o->failures},
+              {"--gpus-md", &o->gpus},           {"--junit", &o->junit},
+              {"--backends-ran", &o->ran},       {"--rocm-md", &o->rocm_md},
+              {"--failing-tsv", &o->failing_tsv}};
   f.lists = {{"--binary", &o->in.binaries}};
   f.switches = {{"--matrix", &o->matrix}};
   return parse_flags(args, f) && !o->in.table_path.empty() && !o->in.results.empty();
@@ -88,6 +91,7 @@ bool write_compare_outputs(const CompareOptions& o, const Check& check, const st
   return write_reports("check_expected", {{o.summary_json, [&] { return summary_json(s); }},
                                           {o.markdown, [&] { return verdicts_md(s); }},
                                           {o.failures, [&] { return failures_md(check.runs, table); }},
+                                          {o.failing_tsv, [&] { return failing_runs_tsv(check.runs, table); }},
                                           {o.gpus, [&] { return gpus_md(check.runs); }},
                                           {o.ran, [&] { return backends_ran(check.runs); }},
                                           {o.rocm_md, [&] { return rocm_versions_md(check.runs); }},

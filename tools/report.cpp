@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <iomanip>
@@ -258,12 +259,33 @@ std::string triage_report_md(const TriageFacts& t, const Summary& s) {
   return md.str();
 }
 
+namespace {
+// A run a bug report names: it did not pass, or it differs from what expected/ says of this node.
+bool reportable(const Run& run, const Comparison& c) {
+  return run.error.empty() && (!(run.verdict == Verdict::Pass || run.verdict == Verdict::Skip) || c.differs());
+}
+}  // namespace
+
+std::string failing_runs_tsv(const std::vector<Run>& runs, const std::vector<ExpectedRow>& table) {
+  std::ostringstream os;
+  for (const auto& run : runs) {
+    const Comparison c = compare_run(table, run);
+    if (!reportable(run, c)) continue;
+    std::string devices = run.pair;  // "0-1" as --devices takes it: 0,1
+    std::replace(devices.begin(), devices.end(), '-', ',');
+    if (devices.empty()) devices = "-";
+    os << one_line(run.binary) << "\t" << one_line(run.case_name) << "\t" << devices << "\t"
+       << verdict_name(run.verdict) << "\t" << one_line(c.expected()) << "\t" << one_line(run.detail)
+       << "\n";  // one_line writes a tab as \x09: the fields stay apart
+  }
+  return os.str();
+}
+
 std::string failures_md(const std::vector<Run>& runs, const std::vector<ExpectedRow>& table) {
   std::ostringstream os;
   for (const auto& run : runs) {
-    if (!run.error.empty()) continue;
     const Comparison c = compare_run(table, run);
-    if ((run.verdict == Verdict::Pass || run.verdict == Verdict::Skip) && !c.differs()) continue;
+    if (!reportable(run, c)) continue;
     std::vector<std::string> threads;
     for (const auto& t : case_policy(table, run.binary, run.case_name).threads())
       threads.push_back("[" + t + "](" + thread_url(t) + ")");

@@ -63,6 +63,9 @@ std::string triage_report_md(const TriageFacts& t, const Summary& s);
 // For a bug report: every run that did not pass or differs from expected/, with its command and the last stderr
 // lines of each rank (where ROCm's "Memory access fault by GPU node-N ... Reason: ..." appears).
 std::string failures_md(const std::vector<Run>& runs, const std::vector<vmr::ExpectedRow>& table);
+// The same runs for a script (scripts/bug-report finds each one's minimal reproducer): one line each,
+// "<binary>\t<case>\t<devices as --devices takes them, or ->\t<verdict>\t<expected>\t<detail, one line>".
+std::string failing_runs_tsv(const std::vector<Run>& runs, const std::vector<vmr::ExpectedRow>& table);
 // Every GPU the runs used, once, with what tells nodes apart.
 std::string gpus_md(const std::vector<Run>& runs);
 // The backends (host, hip, hsa, cuda) of which some case ran to a verdict other than SKIP, one a line.

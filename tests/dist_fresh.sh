@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# dist/ (the full single files CI jobs fetch) is what scripts/amalgamate makes from the sources now, and the check
+# that says so can fail: a copy of dist/ with one file changed and one removed is reported, naming both.
+#   tests/dist_fresh.sh REPO_ROOT
+set -uo pipefail
+root=$1
+"$root/scripts/amalgamate" --check || exit 1
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+cp -r "$root/dist" "$scratch/dist"
+files=("$scratch"/dist/*)
+[ ${#files[@]} -ge 2 ] || { echo "FAIL: dist/ holds ${#files[@]} file(s)"; exit 1; }
+changed=$(basename "${files[0]}") removed=$(basename "${files[1]}")
+echo "// a line nobody generated" >>"${files[0]}"
+rm "${files[1]}"
+out=$(DIST_DIR="$scratch/dist" "$root/scripts/amalgamate" --check 2>&1)
+rc=$?
+if [ "$rc" != 1 ] || ! grep -q "$changed" <<<"$out" || ! grep -q "$removed" <<<"$out"; then
+  echo "FAIL: --check on a dist/ with $changed changed and $removed removed: exit $rc: $out"
+  exit 1
+fi
+echo "dist_fresh: a stale copy is reported: $out"
