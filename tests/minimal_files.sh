@@ -4,6 +4,8 @@
 #   - a header naming its suite case (`// suite case: <binary>.<case>`, a binary of repro/manifest.txt whose --list
 #     has the case where it was built), its one build command (`// build:`), run command (`// run:`) and exit codes;
 #   - the header's build command works, run as written in a scratch folder, wherever its compiler is installed;
+#   - every failure the suite knows has one: each case of expected/verdicts.md with a row allowing FAIL, CRASH or HANG
+#     (the harness's own self-test cases aside) is named by some file's `// suite case:` or `// variant` line;
 #   - the pieces every file writes out alike (pass_fd, the SCM_RIGHTS half) are the same text in each, so a fix made
 #     in one is made in all;
 #   - tests/minimal_agree.sh, which the minimal.* tests run, says DISAGREE when a minimal and its case differ.
@@ -11,7 +13,8 @@
 set -uo pipefail
 root=$1 bin=$2 budget=150 status=0
 say_fail() { echo "FAIL: $*"; status=1; }
-VMR_ROOT=$root source "$root/scripts/lib/minimal.sh"
+VMR_ROOT=$root
+source "$root/scripts/lib/minimal.sh"
 code_lines() { vmr_minimal_code_lines "$1"; }
 # The text of function NAME in FILE: from its definition line to the first line that is only "}".
 function_text() { sed -n "/^static [a-z ]*$2(/,/^}/p" "$1"; }
@@ -77,6 +80,31 @@ if other=$(first_other_pass_fd "$root/repro/minimal/host_shm_atomics.cpp" "$scra
   say_fail "a pass_fd that sends another byte passed as the same text"
 else
   echo "minimal: a pass_fd that drifted ($other) is found, as it must be"
+fi
+# The known failures: cases with a row allowing FAIL, CRASH or HANG, not labelled selftest; prints those no minimal
+# file names.
+cases_without_minimal() {
+  local bc
+  awk -F'|' '/^\| repro_/ {
+      b = $2; c = $3; v = $5; l = $6
+      gsub(/ /, "", b); gsub(/ /, "", c); sub(/~.*/, "", v); gsub(/ /, "", v)
+      if (l ~ /selftest/) next
+      if (v ~ /FAIL|CRASH|HANG/ && !seen[b "." c]++) print b "." c
+    }' "$1" |
+    while read -r bc; do vmr_minimal_of "$bc" >/dev/null || echo "$bc"; done
+}
+missing=$(cases_without_minimal "$root/expected/verdicts.md")
+if [ -n "$missing" ]; then
+  say_fail "known failures with no minimal reproducer: $(echo $missing)"
+else
+  echo "minimal: every case expected/verdicts.md allows to FAIL, CRASH or HANG (self-tests aside) has a minimal file"
+fi
+# ... and the check can fail: a table with one more failing case.
+{ cat "$root/expected/verdicts.md"; echo "| repro_hip_vmem_pinned | made-up | * | FAIL ~x | - | - |"; } >"$scratch/table.md"
+if [ "$(cases_without_minimal "$scratch/table.md")" = repro_hip_vmem_pinned.made-up ]; then
+  echo "minimal: a failing case without a minimal file is named, as it must be"
+else
+  say_fail "a failing case without a minimal file (repro_hip_vmem_pinned.made-up) was not named"
 fi
 # The budget check must be able to fail: 151 lines of code, with blank and comment lines that do not count.
 { for i in $(seq 151); do printf 'int v%d;\n\n// a comment\n' "$i"; done; } >"$scratch/over.cpp"
