@@ -180,3 +180,18 @@ TEST(Mesh, ShareFdGivesEveryRankEveryOtherRanksFdAndNote) {
     EXPECT_EQ(seen[i], want);
   }
 }
+
+// An export that hands out the number the holder already has (the runtime's own fd, reopened at the same number)
+// must leave it open; another number closes the old one.
+TEST(UniqueFdReset, TheNumberItHoldsStaysOpenAnotherClosesTheOld) {
+  UniqueFd held = temp_file();
+  const int n = held.get();
+  held.reset(n);
+  EXPECT_EQ(held.get(), n);
+  EXPECT_NE(fcntl(n, F_GETFD), -1) << "reset to the number it held closed it";
+  UniqueFd other = temp_file();
+  const int m = other.release();
+  held.reset(m);
+  EXPECT_EQ(fcntl(n, F_GETFD), -1) << "the old number stays open after reset to another";
+  EXPECT_NE(fcntl(m, F_GETFD), -1);
+}

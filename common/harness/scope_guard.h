@@ -37,8 +37,11 @@ class UniqueFd {
   int get() const { return fd_; }
   bool valid() const { return fd_ >= 0; }
   int release() { return std::exchange(fd_, -1); }
+  // Taking the number it holds closes nothing: where ROCr hands out the handle's own dma-buf fd (rocm-systems PR
+  // #6471, 7.14.0) and hipMemRelease closed it, a new export may reuse that number, and closing it would send the
+  // peers a closed fd.
   void reset(int fd = -1) {
-    if (fd_ >= 0) ::close(fd_);
+    if (fd_ >= 0 && fd_ != fd) ::close(fd_);
     fd_ = fd;
   }
 

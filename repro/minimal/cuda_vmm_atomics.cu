@@ -18,17 +18,15 @@
 #include <cstdlib>
 #include <cstring>
 
-static void check(CUresult e, const char* call) {
+static const char* name_of(CUresult e) {
   const char* name = "?";
-  if (e == CUDA_SUCCESS) return;
-  cuGetErrorName(e, &name);
-  std::printf("VERDICT: FAIL cuda_vmm_atomics %s returned %s\n", call, name);
-  std::fflush(stdout), _exit(1);  // the runtime's teardown must not turn this FAIL into a crash
+  return cuGetErrorName(e, &name), name;
 }
-static void check(cudaError_t e, const char* call) {
-  if (e == cudaSuccess) return;
-  std::printf("VERDICT: FAIL cuda_vmm_atomics %s returned %s\n", call, cudaGetErrorName(e));
-  std::fflush(stdout), _exit(1);
+static const char* name_of(cudaError_t e) { return cudaGetErrorName(e); }
+template <class Error>  // the runtime's teardown must not turn this FAIL into a crash: _exit
+static void check(Error e, const char* call) {
+  if (e)
+    std::printf("VERDICT: FAIL cuda_vmm_atomics %s returned %s\n", call, name_of(e)), std::fflush(stdout), _exit(1);
 }
 #define CHECK(call) check((call), #call)
 
@@ -70,17 +68,12 @@ static unsigned long long* map_here(CUmemGenericAllocationHandle h, size_t size,
   return reinterpret_cast<unsigned long long*>(va);
 }
 
-static CUmemAllocationProp fd_prop(int device) {
-  CUmemAllocationProp prop{};
-  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
-  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  prop.location.id = device;
-  return prop;
-}
+static CUmemAllocationProp prop{};  // of the owner's memory: pinned on its GPU, with POSIX-fd handles
 
+// Fills `prop` for `device`; the counters rounded up to its minimum granularity.
 static size_t buffer_size(int device) {
-  CUmemAllocationProp prop = fd_prop(device);
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED, prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE, prop.location.id = device;
   size_t g = 0;
   CHECK(cuMemGetAllocationGranularity(&g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
   return (kCounters * sizeof(unsigned long long) + g - 1) / g * g;
@@ -110,11 +103,23 @@ static int run(int argc, char** argv) {
     return std::printf("VERDICT: SKIP cuda_vmm_atomics no NVIDIA GPU\n"), 77;
   const int owner = argc == 3 ? std::atoi(argv[1]) : 0, other = argc == 3 ? std::atoi(argv[2]) : (count > 1);
   std::printf("devices: %d,%d\n", owner, other);  // the suite's --devices for the same run
+  if (owner >= count || other >= count)
+    return std::printf("VERDICT: SKIP cuda_vmm_atomics not enough GPUs: %d visible\n", count), 77;
+  for (int w = 0; w < 2; ++w) {  // the suite's describe, for both GPUs: VMM, POSIX fd; on two, P2P and native atomics
+    CUdevice d, o;
+    int v[4] = {0, 0, 1, 1};
+    CHECK(cuDeviceGet(&d, w ? other : owner)), CHECK(cuDeviceGet(&o, w ? owner : other));
+    CHECK(cuDeviceGetAttribute(&v[0], CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, d));
+    CHECK(cuDeviceGetAttribute(&v[1], CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED, d));
+    if (owner != other) CHECK(cuDeviceCanAccessPeer(&v[2], d, o));
+    if (owner != other) CHECK(cuDeviceGetP2PAttribute(&v[3], CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED, d, o));
+    if (!v[0] || !v[1] || !v[2] || !v[3])
+      return std::printf("VERDICT: SKIP cuda_vmm_atomics GPUs %d,%d: no VMM/POSIX-fd/P2P/atomics\n", owner, other), 77;
+  }
   // Owner: create, map, zero, export.
   CHECK(cudaSetDevice(owner));
   CHECK(cudaFree(nullptr));
   const size_t size = buffer_size(owner);
-  CUmemAllocationProp prop = fd_prop(owner);
   CUmemGenericAllocationHandle h;
   CHECK(cuMemCreate(&h, size, &prop, 0));
   unsigned long long* counters = map_here(h, size, owner);
@@ -148,15 +153,16 @@ static int run(int argc, char** argv) {
                        WTERMSIG(status), strsignal(WTERMSIG(status))),
            3;
   if (!finished || WEXITSTATUS(status) != 0)
-    return std::printf("VERDICT: FAIL cuda_vmm_atomics the peer exited with status %d\n", WEXITSTATUS(status)),
+    return std::printf("VERDICT: FAIL cuda_vmm_atomics the peer exited %d (its line above says why)\n",
+                       WEXITSTATUS(status)),
            WEXITSTATUS(status) == 99 ? 99 : 1;
   k_copy<<<4, 256>>>(bounce, counters, kCounters);
   CHECK(cudaMemcpy(got, bounce, sizeof got, cudaMemcpyDeviceToHost));
   const unsigned long long expect = 264ull * 256 * kAdds / kCounters;
   for (size_t i = 0; i < kCounters; ++i)
     if (got[i] != expect)
-      return std::printf("VERDICT: FAIL cuda_vmm_atomics counter %zu holds %llu, expected exactly %llu\n", i, got[i],
-                         expect),
+      return std::printf("VERDICT: FAIL cuda_vmm_atomics system-scope atomics: counter %zu holds %llu, not %llu\n", i,
+                         got[i], expect),
              1;
   std::printf("VERDICT: PASS cuda_vmm_atomics GPU %d's system-scope atomics into GPU %d's memory: all exact\n", other,
               owner);

@@ -145,8 +145,8 @@ static int run(int argc, char** argv) {
   const int owner = argc == 3 ? std::atoi(argv[1]) : 0, other = argc == 3 ? std::atoi(argv[2]) : (count > 1);
   std::printf("devices: %d,%d\n", owner, other);  // the suite's --devices for the same run
   if (owner >= count || other >= count) return SAY("SKIP", "not enough GPUs: %d visible\n", count), 77;
+  if (skips(owner, other)) return 77;          // before any allocation call: the suite's describe SKIPs come first
   const CUdeviceptr va = setup(owner, owner);  // the owner's generation 1: reserve, create, map, grant, export
-  if (skips(owner, other)) return 77;
   CUmemGenericAllocationHandle h = map_at(va, owner, -1, nullptr);
   int fd = -1, fd2 = -1, sv[2], status = 0;
   CHECK(cuMemExportToShareableHandle(&fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));

@@ -140,25 +140,27 @@ static const char* kPass =
 
 // One GPU's steps, as one rank of the suite: its describe step's SKIPs (no VMM or POSIX-fd handles; on two GPUs,
 // no peer access or native atomics either way), then the case. 0 PASS, 77 SKIP, 1 FAIL (its verdict line printed).
-static int on_gpu(int device, int other) {
+static bool describe(int device, int other) {
   CUdevice d, o;
   gpu = device;
   int vmm = 0, posix_fd = 0, can = 0, atomics = 0;
   CHECK(cudaSetDevice(gpu));
   CHECK(cudaFree(nullptr));  // the primary context, current for the driver calls
-  CHECK(cuDeviceGet(&d, gpu));
-  CHECK(cuDeviceGet(&o, other));
+  CHECK(cuDeviceGet(&d, gpu)), CHECK(cuDeviceGet(&o, other));
   CHECK(cuDeviceGetAttribute(&vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, d));
   CHECK(cuDeviceGetAttribute(&posix_fd, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED, d));
-  if (!vmm || !posix_fd) return skip = "GPU " + std::to_string(gpu) + ": no VMM or no POSIX-fd handles", 77;
+  if (!vmm || !posix_fd) return skip = "GPU " + std::to_string(gpu) + ": no VMM or no POSIX-fd handles", true;
   for (int way = 0; way < 2 && other != gpu; ++way) {
     CHECK(cuDeviceCanAccessPeer(&can, way ? o : d, way ? d : o));
     CHECK(cuDeviceGetP2PAttribute(&atomics, CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED, way ? o : d, way ? d : o));
     if (!can || !atomics)
-      return skip = "GPUs " + std::to_string(gpu) + "," + std::to_string(other) + ": no peer access or atomics", 77;
+      return skip = "GPUs " + std::to_string(gpu) + "," + std::to_string(other) + ": no peer access or atomics", true;
   }
-  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  return false;
+}
+static int on_gpu(int device, int other) {
+  describe(device, other);  // again: the current GPU and its context for the case
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED, prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
   prop.location = {CU_MEM_LOCATION_TYPE_DEVICE, gpu};
   size_t g = 0;
   CHECK(cuMemGetAllocationGranularity(&g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
@@ -173,9 +175,9 @@ static int run(int argc, char** argv) {
   std::printf("devices: %d,%d\n", a, b);  // the suite's --devices for the same run
   if (a >= count || b >= count)
     return std::printf("VERDICT: SKIP cuda_vmm_set_access not enough GPUs: %d visible\n", count), 77;
-  // A FAIL ends the run, a SKIP does not: in the suite one rank's FAIL beats another's SKIP, which beats a PASS.
-  int rc = on_gpu(a, b), second = rc != 1 && a != b ? on_gpu(b, a) : 0;
-  if (second != 0) rc = second;
+  // The suite's ranks agree on their describe step before any case runs: a SKIP of either GPU is the verdict.
+  int rc = describe(a, b) ? 77 : a != b && describe(b, a) ? 77 : on_gpu(a, b);
+  if (rc == 0 && a != b) rc = on_gpu(b, a);
   if (rc == 77) std::printf("VERDICT: SKIP cuda_vmm_set_access %s\n", skip.c_str());
   if (rc == 0) std::printf("VERDICT: PASS cuda_vmm_set_access GPUs %d,%d: %s\n", a, b, kPass);
   return rc;

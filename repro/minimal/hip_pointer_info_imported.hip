@@ -6,7 +6,7 @@
 // runtime HIP loaded (the build line links the HIP runtime only). A FAIL of the peer is the peer's own VERDICT line:
 // the owner prints none after it.
 // suite case: repro_hip_vmem_access.pointer-info-imported
-// build: hipcc -O2 -std=c++17 -o hip_pointer_info_imported hip_pointer_info_imported.hip
+// build: hipcc -O2 -std=c++17 -o hip_pointer_info_imported hip_pointer_info_imported.hip -ldl
 // run:   ./hip_pointer_info_imported [OWNER_GPU PEER_GPU]        (default 0 1, or 0 0 on a one-GPU node)
 // exit:  0 PASS, 1 FAIL, 3 CRASH (the peer died by a signal), 77 SKIP, 99 the program itself broke (no deadline:
 //        the suite's case kills a hung peer and says HANG)
@@ -67,8 +67,9 @@ static void* map_here(hipMemGenericAllocationHandle_t h, size_t size, int device
 
 // hsa_amd_pointer_info(va): a status other than success is a FAIL naming it; *answer says what it found.
 static bool pointer_info(const void* va, const char* whose, char (&answer)[64]) {
+  static void* const hsa = dlopen("libhsa-runtime64.so.1", RTLD_NOW | RTLD_NOLOAD);  // the one HIP loaded, if local
   static const auto query =
-      reinterpret_cast<decltype(&hsa_amd_pointer_info)>(dlsym(RTLD_DEFAULT, "hsa_amd_pointer_info"));
+      reinterpret_cast<decltype(&hsa_amd_pointer_info)>(dlsym(hsa ? hsa : RTLD_DEFAULT, "hsa_amd_pointer_info"));
   if (!query) VERDICT(99, "FAIL", "no hsa_amd_pointer_info in this process"), std::fflush(stdout), _exit(99);
   hsa_amd_pointer_info_t info{};
   info.size = sizeof info;
@@ -98,8 +99,9 @@ static int peer(int sock, int device, int version, size_t size) {
   hipError_t imported = hipMemImportFromShareableHandle(&h, os_handle, hipMemHandleTypePosixFileDescriptor);
   if (imported != hipSuccess && version < 70100000)  // a 7.0.2 backport that takes the fd by value (same version)
     imported =
-        hipMemImportFromShareableHandle(&h, reinterpret_cast<void*>(size_t(fd)), hipMemHandleTypePosixFileDescriptor);
-  HIP_CHECK(imported);
+        ((void)hipGetLastError(),  // its refusal is no error of a later call
+         hipMemImportFromShareableHandle(&h, reinterpret_cast<void*>(size_t(fd)), hipMemHandleTypePosixFileDescriptor));
+  check(imported, "hipMemImportFromShareableHandle");
   char theirs[64];
   if (!pointer_info(map_here(h, size, device), "the imported mapping", theirs)) return 1;
   std::printf("imported mapping: %s\n", theirs);

@@ -107,7 +107,7 @@ static int peer(int sock, size_t size, int device, int version) {
   if (imported != hipSuccess && version < 70100000)  // a 7.0.2 backport takes the fd by value (same version)
     imported =
         ((void)hipGetLastError(), hipMemImportFromShareableHandle(&h, by_value, hipMemHandleTypePosixFileDescriptor));
-  HIP_CHECK(imported);
+  check(imported, "hipMemImportFromShareableHandle");
   u64* mem = map_here(h, size, device);
   u64 *cells = nullptr, got[2] = {0, ~0ull};
   HIP_CHECK(hipMalloc(&cells, sizeof got));
