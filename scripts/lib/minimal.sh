@@ -60,3 +60,13 @@ vmr_minimal_program() {
   stem=${stem%.*}
   if [ "$2" = - ]; then echo "$BUILD_DIR/bin/minimal/min_$stem"; else echo "$BUILD_DIR/bin/minimal/min_${stem}_${2,,}"; fi
 }
+
+# A minimal file's exit code as the suite's verdict contract names it (124: `timeout` ended it, a minimal file having
+# no deadline of its own). OUTPUT, where given, tells the loader's 127 without libcuda.so.1 (no NVIDIA driver) as SKIP.
+vmr_minimal_verdict() {
+  case $1 in
+    0) echo PASS ;; 1) echo FAIL ;; 2) echo USAGE ;; 3) echo CRASH ;; 4 | 124) echo HANG ;; 77) echo SKIP ;; 99) echo HARNESS ;;
+    127) if grep -q 'libcuda.so.1: cannot open shared object file' <<<"${2-}"; then echo SKIP; else echo "exit-127"; fi ;;
+    *) echo "exit-$1" ;;
+  esac
+}
