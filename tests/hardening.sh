@@ -155,7 +155,8 @@ ok "a blocked stdout does not stop the watchdog: ranks gone at the deadline, HAN
 export CUDA_VISIBLE_DEVICES= HIP_VISIBLE_DEVICES= ROCR_VISIBLE_DEVICES=
 BUILD_DIR=$build RESULTS_ROOT=$work/res "$repo/scripts/triage" -- --timeout abc >out 2>&1; rc=$?
 [ $rc = 2 ] && grep -q "arguments after -- are refused" out && [ ! -d res ] || fail "triage -- --timeout abc: exit $rc"
-BUILD_DIR=$build RESULTS_ROOT=$work/res "$repo/scripts/triage" >out 2>&1 || fail "triage: exit $?"
+BUILD_DIR=$build RESULTS_ROOT=$work/res "$repo/scripts/triage" >out 2>&1; rc=$?
+[ $rc = 77 ] || fail "triage with every GPU hidden: exit $rc, want 77 (nothing could run)"
 # As Ctrl-C does: the signal goes to the triage's whole process group (its own session here).
 BUILD_DIR=$build RESULTS_ROOT=$work/res setsid "$repo/scripts/triage" --include-crash -- --timeout 20 >out 2>&1 &
 tpid=$!

@@ -257,3 +257,29 @@ TEST(Summary, RefusesWhatIsNotOne) {
   EXPECT_FALSE(st.ok());
   EXPECT_NE(st.detail.find("s.json"), std::string::npos) << st.detail;
 }
+
+// The diagonal of a matrix is the same-GPU pair: its run fills the cell; a mesh fills every cell but the diagonal,
+// which then reads "-" as does a diagonal no run reached; a pair of two GPUs without a run reads "not run".
+TEST(Matrix, TheDiagonalShowsTheSameGpuRunAndAMeshLeavesItEmpty) {
+  std::vector<Row> rows;
+  rows.push_back({"repro_x.read", "0-0", "PASS", "FAIL", "CHANGED: x", "", "", "", true, false, ""});
+  rows.push_back({"repro_x.read", "0-1", "PASS", "PASS", "OK", "", "", "", false, false, ""});
+  const std::string text = matrices(rows, true);
+  EXPECT_NE(text.find("| GPU 0 | FAIL (CHANGED) | PASS |"), std::string::npos) << text;
+  EXPECT_NE(text.find("| GPU 1 | not run | - |"), std::string::npos) << text;
+  std::vector<Row> mesh = {{"repro_x.read", "0-1-2", "PASS", "PASS", "OK", "", "", "", false, false, ""}};
+  const std::string m = matrices(mesh, true);
+  EXPECT_NE(m.find("| GPU 1 | PASS (mesh) | - | PASS (mesh) |"), std::string::npos) << m;
+}
+
+// "Nothing could run" is no GPU row with a verdict: host rows (no pair) and skipped GPU rows do not count, a GPU
+// row that ran does, CHANGED or not.
+TEST(Summary, SomeGpuCaseRanOnlyWhereAPairRanToAVerdict) {
+  std::vector<Row> rows;
+  rows.push_back({"repro_host.read", "", "PASS", "PASS", "OK", "", "", "", false, false, ""});
+  rows.push_back({"repro_x.read", "", "PASS", "SKIP", "not run (skipped: no GPU)", "", "", "", false, true, ""});
+  rows.push_back({"repro_x.read", "0-1", "PASS", "SKIP", "not run (skipped)", "", "", "", false, true, ""});
+  EXPECT_FALSE(some_gpu_case_ran(rows));
+  rows.push_back({"repro_x.read", "0-0", "PASS", "FAIL", "CHANGED: x", "", "", "", true, false, ""});
+  EXPECT_TRUE(some_gpu_case_ran(rows));
+}

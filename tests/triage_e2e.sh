@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/triage end to end, without a GPU: VMR_FAKE_GPUS makes the host baseline stand for a GPU backend, so the
-# pair plans (every ordered pair, --ring, --pairs), case filtering, matrices, results folders and exit codes are
-# checked against what the runs left on disk.   usage: triage_e2e.sh REPO BUILD_DIR WORK_DIR
+# pair plans (the diagonal, every ordered pair, --ring, --pairs, --mesh), case filtering, matrices, results folders
+# and exit codes are checked against what the runs left on disk.   usage: triage_e2e.sh REPO BUILD_DIR WORK_DIR
 set -uo pipefail
 repo=$1 build=$2 work=$3
 rm -rf "$work" && mkdir -p "$work"
@@ -11,8 +11,8 @@ triage() { BUILD_DIR=$build "$repo/scripts/triage" "$@"; }
 # GPU binaries run once each, to say why they skip (a real GPU would add pairs and change every count below).
 export CUDA_VISIBLE_DEVICES= HIP_VISIBLE_DEVICES= ROCR_VISIBLE_DEVICES=
 
-# The exporter-importer pairs ("0-1") on which a host case ran, sorted: one launch per pair runs all its cases,
-# each reported on a RESULT line of the pair's log.
+# The exporter-importer pairs ("0-1", the same-GPU "0-0") on which a host case ran, sorted: one launch per pair runs
+# all its cases, each reported on a RESULT line of the pair's log.
 pairs_of() {
   local f
   for f in "$1"/repro_host_shm.[0-9]*-[0-9]*.log; do
@@ -21,43 +21,71 @@ pairs_of() {
   done | sort
 }
 
-# Every ordered pair of 3 fake GPUs, each exactly once per safe case; known-crash and self-test cases left out.
+# Every ordered pair of 3 fake GPUs and each GPU's same-GPU pair (the diagonal), each exactly once per safe case;
+# known-crash and self-test cases left out. The diagonal is one round of its own, before the pairs.
 VMR_FAKE_GPUS=3 RESULTS_DIR=$work/all triage >"$work/all.out" 2>&1
 rc=$?; [ $rc = 0 ] || fail "3 fake GPUs: exit $rc"; cat "$work/all.out"
 for c in read atomics; do
   got=$(pairs_of "$work/all" $c | tr '\n' ' ')
-  [ "$got" = "0-1 0-2 1-0 1-2 2-0 2-1 " ] || fail "$c ran on pairs '$got', want every ordered pair of 3 once"
+  [ "$got" = "0-0 0-1 0-2 1-0 1-1 1-2 2-0 2-1 2-2 " ] ||
+    fail "$c ran on pairs '$got', want every ordered pair of 3 and the diagonal once"
 done
+[ "$(awk '$3 == "repro_host_shm" && $2 == 0 { print $4 }' "$work/all/rounds.txt" | paste -sd' ')" = "0,0 1,1 2,2" ] ||
+  fail "the diagonal is not round 0: $(cat "$work/all/rounds.txt")"
+awk '$3 == "repro_host_shm" && $2 != 0 { split($4, g, ","); if (g[1] == g[2]) bad = 1 } END { exit bad }' "$work/all/rounds.txt" ||
+  fail "a same-GPU pair outside round 0: $(cat "$work/all/rounds.txt")"
+grep -qx 'backend host: 3 GPUs, the diagonal (3 same-GPU pairs, one round) and 6 pair(s) (all) in 6 round(s) x 2 case(s) of repro_host_shm' \
+  "$work/all.out" || fail "3 GPUs: the note is $(grep '^backend host' "$work/all.out")"
+# The matrix's diagonal holds the same-GPU runs (it read "-" before they ran).
+grep -E '^  GPU 1 ' "$work/all.out" | head -n 1 | awk '{ exit !($3 == "PASS" && $6 == "PASS" && $9 == "PASS") }' ||
+  fail "the read matrix's row of GPU 1 does not show 3 PASS cells: $(grep -E '^  GPU 1 ' "$work/all.out" | head -n 1)"
+tail -n 1 "$work/all.out" | grep -q '^triage: ALL AS EXPECTED (exit 0): 18 OK, 0 CHANGED, [0-9]* not run; [0-9]* launches in ' ||
+  fail "3 GPUs: the last line is $(tail -n 1 "$work/all.out")"
 for c in fault hang peer-exit; do
   [ -z "$(pairs_of "$work/all" $c)" ] || fail "$c is a self-test/known-crash case: a plain triage must not run it"
 done
 grep -qE '^repro_host_shm[.]read( |$)' "$work/all/plan.txt" || fail "plan.txt lacks repro_host_shm.read"
 grep -q 'repro_host_shm.fault' "$work/all/plan.txt" && fail "plan.txt lists the fault self-test"
-grep -Eq '^12 OK, 0 CHANGED, [0-9]+ not run, 0 table problems$' "$work/all.out" || fail "summary line"
+grep -Eq '^18 OK, 0 CHANGED, [0-9]+ not run, 0 table problems$' "$work/all.out" || fail "summary line"
 grep -q '"changed":0' "$work/all/summary.json" || fail "summary.json does not say 0 changed"
 grep -q '| exporter \\ importer | GPU 0 | GPU 1 | GPU 2 |' "$work/all/report.md" || fail "report.md has no 3-GPU matrix"
-[ "$(ls "$work/all"/repro_host_shm.*-*.json | wc -l)" = 6 ] || fail "want one launch per pair (6), all cases in it"
+grep -q '^| GPU 2 | PASS .* | PASS .* | PASS [^|]* |$' "$work/all/report.md" || fail "report.md's matrix has no diagonal"
+[ "$(ls "$work/all"/repro_host_shm.*-*.json | wc -l)" = 9 ] || fail "want one launch per pair (9), all cases in it"
 # A finished triage takes its INCOMPLETE marker away (bug-report passes over folders that keep one).
 [ ! -e "$work/all/INCOMPLETE" ] || fail "a finished triage left INCOMPLETE"
 
-# 1 GPU: no pair can run, so the host cases run once without --devices (as a GPU backend's do, to say why) and
-# the triage finishes normally: exit 0, the note, no pair launch, no INCOMPLETE.
+# 1 GPU: its same-GPU pair is the whole triage (exporter and importer processes on GPU 0): one launch with
+# --devices 0,0, a 1x1 matrix, exit 0 with the verdicts, the note, no INCOMPLETE.
 VMR_FAKE_GPUS=1 RESULTS_DIR=$work/one triage >"$work/one.out" 2>&1
 rc=$?; [ $rc = 0 ] || { cat "$work/one.out"; fail "1 fake GPU: exit $rc, want 0"; }
-grep -qx 'backend host: 1 GPU(s) visible, pairs need 2; repro_host_shm ran its 2 case(s) once to show why' \
+grep -qx 'backend host: 1 GPU: its same-GPU pair 0:0 (exporter and importer processes on GPU 0) is the whole triage, 2 case(s) of repro_host_shm' \
   "$work/one.out" || fail "1 fake GPU: the note is $(grep '^backend host' "$work/one.out")"
-[ -f "$work/one/repro_host_shm.json" ] && ! ls "$work/one" | grep -q '^repro_host_shm\.[0-9]' ||
-  fail "1 fake GPU: want one launch without --devices, got $(ls "$work/one" | tr '\n' ' ')"
+[ "$(ls "$work/one" | grep '^repro_host_shm\..*json$')" = repro_host_shm.0-0.json ] ||
+  fail "1 fake GPU: want the one launch 0-0, got $(ls "$work/one" | tr '\n' ' ')"
+grep -q '"devices":\[0,0\]' "$work/one/repro_host_shm.0-0.json" || fail "1 fake GPU: the record's devices are not 0,0"
+grep -A2 '^repro_host_shm.atomics (rows' "$work/one.out" | grep -Eq '^  GPU 0 +PASS' ||
+  fail "1 fake GPU: no 1x1 matrix with the diagonal: $(grep -A2 '^repro_host_shm.atomics (rows' "$work/one.out")"
+grep -Eq '^2 OK, 0 CHANGED' "$work/one.out" || fail "1 fake GPU: $(grep CHANGED, "$work/one.out")"
 [ ! -e "$work/one/INCOMPLETE" ] || fail "1 fake GPU: INCOMPLETE left"
+
+# Nothing could run: a backend that shows no GPU runs once to say why (every case SKIPs on GPU binaries; the host
+# stand-in runs without devices), and the triage says NOTHING RAN with exit 77, never "all as expected".
+VMR_FAKE_GPUS=0 RESULTS_DIR=$work/zero triage >"$work/zero.out" 2>&1
+rc=$?; [ $rc = 77 ] || { cat "$work/zero.out"; fail "0 fake GPUs: exit $rc, want 77"; }
+grep -qx 'backend host: no GPU visible; repro_host_shm ran its 2 case(s) once to show why' "$work/zero.out" ||
+  fail "0 fake GPUs: the note is $(grep '^backend host' "$work/zero.out")"
+tail -n 1 "$work/zero.out" | grep -q '^triage: NOTHING RAN (exit 77): no GPU case ran to a verdict here' ||
+  fail "0 fake GPUs: the last line is $(tail -n 1 "$work/zero.out")"
+[ ! -e "$work/zero/INCOMPLETE" ] && [ -f "$work/zero/report.md" ] || fail "0 fake GPUs: no report"
 
 # Greedy rounds (--ring, --pairs) never put one GPU in two runs of a round either.
 VMR_FAKE_GPUS=4 RESULTS_DIR=$work/ring4 triage --ring >"$work/ring4.out" 2>&1 || fail "--ring on 4 GPUs: exit $?"
-awk '$3 == "repro_host_shm" && $4 ~ /,/ { split($4, g, ","); if (seen[$2, g[1]]++ || seen[$2, g[2]]++) bad = 1; n++ }
-     END { exit bad || n != 4 }' "$work/ring4/rounds.txt" || fail "--ring rounds reuse a GPU: $(cat "$work/ring4/rounds.txt")"
+awk '$3 == "repro_host_shm" && $4 ~ /,/ { split($4, g, ","); if (seen[$2, g[1]]++ || (g[2] != g[1] && seen[$2, g[2]]++)) bad = 1; n++ }
+     END { exit bad || n != 8 }' "$work/ring4/rounds.txt" || fail "--ring rounds reuse a GPU: $(cat "$work/ring4/rounds.txt")"
 
-# --ring: one pass around the ring.
+# --ring: the diagonal and one pass around the ring.
 VMR_FAKE_GPUS=3 RESULTS_DIR=$work/ring triage --ring >"$work/ring.out" 2>&1 || fail "--ring: exit $?"
-[ "$(pairs_of "$work/ring" read | tr '\n' ' ')" = "0-1 1-2 2-0 " ] || fail "--ring pairs: $(pairs_of "$work/ring" read)"
+[ "$(pairs_of "$work/ring" read | tr '\n' ' ')" = "0-0 0-1 1-1 1-2 2-0 2-2 " ] || fail "--ring pairs: $(pairs_of "$work/ring" read)"
 
 # --pairs: exactly those, and --include-crash adds the self-tests, whose expected verdicts still read OK.
 # The deadline covers every binary's start: 3 s was too short for a CUDA driver that finds no GPU on a busy node.
@@ -67,76 +95,91 @@ for c in read atomics fault hang peer-exit; do
   [ "$(pairs_of "$work/pairs" $c | tr '\n' ' ')" = "1-2 2-0 " ] || fail "--pairs: $c ran on '$(pairs_of "$work/pairs" $c)'"
 done
 grep -Eq '^10 OK, 0 CHANGED' "$work/pairs.out" || fail "--include-crash summary: $(grep CHANGED "$work/pairs.out")"
+# --pairs takes same-GPU pairs too (a:a), and only them when asked.
+VMR_FAKE_GPUS=3 RESULTS_DIR=$work/diag triage --pairs 2:2,0:0,0:1 >"$work/diag.out" 2>&1 || fail "--pairs 2:2,0:0,0:1: exit $?"
+[ "$(pairs_of "$work/diag" read | tr '\n' ' ')" = "0-0 0-1 2-2 " ] || fail "--pairs 2:2,0:0,0:1 ran read on '$(pairs_of "$work/diag" read)'"
 
 # A verdict that differs from expected/ is exit 1 naming the case (VMR_FORCE_FAIL is the README's test aid).
 VMR_FORCE_FAIL=repro_host_shm.atomics VMR_FAKE_GPUS=2 RESULTS_DIR=$work/changed triage --junit "$work/changed.xml" \
   >"$work/changed.out" 2>&1
 rc=$?; [ $rc = 1 ] || fail "a forced FAIL: exit $rc, want 1"
 grep -Eq '^repro_host_shm\.atomics +0-1 +PASS +FAIL +CHANGED' "$work/changed.out" || fail "no CHANGED row for atomics 0-1"
-grep -Eq '^2 OK, 2 CHANGED' "$work/changed.out" || fail "want 2 OK, 2 CHANGED: $(grep CHANGED, "$work/changed.out")"
+grep -Eq '^repro_host_shm\.atomics +1-1 +PASS +FAIL +CHANGED' "$work/changed.out" || fail "no CHANGED row for atomics 1-1"
+grep -Eq '^4 OK, 4 CHANGED' "$work/changed.out" || fail "want 4 OK, 4 CHANGED: $(grep CHANGED, "$work/changed.out")"
+tail -n 1 "$work/changed.out" | grep -q '^triage: CHANGED (exit 1): 4 OK, 4 CHANGED' ||
+  fail "a forced FAIL: the last line is $(tail -n 1 "$work/changed.out")"
 if command -v python3 >/dev/null; then  # JUnit that a JUnit reader takes: the two CHANGED runs are its failures
   python3 - "$work/changed.xml" <<'PY' || fail "the triage's JUnit file"
 import sys, xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
 assert root.tag == "testsuites" and root.find("testsuite") is not None
 failed = sorted(c.get("name") for c in root.iter("testcase") if c.find("failure") is not None)
-assert failed == ["atomics[0-1]", "atomics[1-0]"], failed
-assert int(root.get("failures")) == 2 and int(root.get("skipped")) > 0
+assert failed == ["atomics[0-0]", "atomics[0-1]", "atomics[1-0]", "atomics[1-1]"], failed
+assert int(root.get("failures")) == 4 and int(root.get("skipped")) > 0
 PY
 fi
 
-# No fake GPUs: the host cases run once each, without --devices.
-RESULTS_DIR=$work/plain triage >"$work/plain.out" 2>&1 || fail "plain triage: exit $?"
+# No fake GPUs: the host cases run once each, without --devices; no GPU case ran here, so exit 77.
+RESULTS_DIR=$work/plain triage >"$work/plain.out" 2>&1
+rc=$?; [ $rc = 77 ] || { tail -n 3 "$work/plain.out"; fail "plain triage without a GPU: exit $rc, want 77"; }
 [ -f "$work/plain/repro_host_shm.json" ] || fail "plain triage: no repro_host_shm.json (one launch, no devices)"
 
 # More than 8 GPUs: every ordered pair would be n*(n-1) runs, so one pass around the ring instead, said so.
 VMR_FAKE_GPUS=9 RESULTS_DIR=$work/nine triage >"$work/nine.out" 2>&1 || fail "9 fake GPUs: exit $?"
-[ "$(pairs_of "$work/nine" read | tr '\n' ' ')" = "0-1 1-2 2-3 3-4 4-5 5-6 6-7 7-8 8-0 " ] ||
-  fail "9 GPUs: read ran on $(pairs_of "$work/nine" read | tr '\n' ' '), want the ring"
+[ "$(pairs_of "$work/nine" read | awk -F- '$1 != $2' | tr '\n' ' ')" = "0-1 1-2 2-3 3-4 4-5 5-6 6-7 7-8 8-0 " ] &&
+  [ "$(pairs_of "$work/nine" read | awk -F- '$1 == $2' | wc -l)" = 9 ] ||
+  fail "9 GPUs: read ran on $(pairs_of "$work/nine" read | tr '\n' ' '), want the diagonal and the ring"
 grep -qx 'backend host: 9 GPUs is more than 8: one pass around the ring instead of every ordered pair' \
   "$work/nine.out" || fail "9 GPUs: the ring is not said"
 
 # 8 GPUs: 56 ordered pairs, each exactly once, in 14 rounds of 4 in which no GPU is in two runs; a complete matrix;
 # the plan's modelled time printed.
 VMR_FAKE_GPUS=8 RESULTS_DIR=$work/eight triage >"$work/eight.out" 2>&1 || fail "8 fake GPUs: exit $?"
-[ "$(pairs_of "$work/eight" read | wc -l)" = 56 ] && [ "$(pairs_of "$work/eight" read | sort -u | wc -l)" = 56 ] ||
-  fail "8 GPUs: $(pairs_of "$work/eight" read | wc -l) read runs, want each of 56 ordered pairs once"
-awk '$3 == "repro_host_shm" && $4 ~ /,/ { split($4, g, ","); if (seen[$2, g[1]]++ || seen[$2, g[2]]++) bad = 1; n[$2]++ }
-     END { rounds = 0; for (r in n) { rounds++; if (n[r] != 4) bad = 1 } exit bad || rounds != 14 }' "$work/eight/rounds.txt" ||
-  fail "8 GPUs: the rounds reuse a GPU or are not 14 rounds of 4: $(cat "$work/eight/rounds.txt")"
+[ "$(pairs_of "$work/eight" read | wc -l)" = 64 ] && [ "$(pairs_of "$work/eight" read | sort -u | wc -l)" = 64 ] ||
+  fail "8 GPUs: $(pairs_of "$work/eight" read | wc -l) read runs, want each of 56 ordered pairs and 8 same-GPU pairs once"
+awk '$3 == "repro_host_shm" && $4 ~ /,/ { split($4, g, ","); if (seen[$2, g[1]]++ || (g[2] != g[1] && seen[$2, g[2]]++)) bad = 1; n[$2]++ }
+     END { rounds = 0; for (r in n) { rounds++; if (n[r] != (r == 0 ? 8 : 4)) bad = 1 } exit bad || rounds != 15 }' "$work/eight/rounds.txt" ||
+  fail "8 GPUs: the rounds reuse a GPU or are not the diagonal's round of 8 and 14 rounds of 4: $(cat "$work/eight/rounds.txt")"
 grep -Eq '^plan: [0-9]+ launch\(es\), .*; modelled time [0-9.]+ s$' "$work/eight.out" || fail "no modelled time"
-grep -A9 'repro_host_shm.atomics (rows' "$work/eight.out" | grep -q 'not run' && fail "8 GPUs: the matrix has holes"
-grep -Eq '^112 OK, 0 CHANGED' "$work/eight.out" || fail "8 GPUs: $(grep CHANGED, "$work/eight.out")"
+grep -A9 'repro_host_shm.atomics (rows' "$work/eight.out" | grep -Eq 'not run| - ' && fail "8 GPUs: the matrix has holes"
+grep -Eq '^128 OK, 0 CHANGED' "$work/eight.out" || fail "8 GPUs: $(grep CHANGED, "$work/eight.out")"
 
-# --mesh: one run with a rank on every GPU; pair runs only for what did not pass, which then name the pairs.
+# --mesh: one run with a rank on every GPU and the diagonal; pair runs only for what did not pass, which then name
+# the pairs.
 VMR_FAKE_GPUS=4 RESULTS_DIR=$work/mesh triage --mesh >"$work/mesh.out" 2>&1 || fail "--mesh: exit $?"
-[ -f "$work/mesh/repro_host_shm.0-1-2-3.json" ] && [ -z "$(pairs_of "$work/mesh" read)" ] || fail "--mesh ran pairs"
+[ -f "$work/mesh/repro_host_shm.0-1-2-3.json" ] && [ "$(pairs_of "$work/mesh" read | tr '\n' ' ')" = "0-0 1-1 2-2 3-3 " ] ||
+  fail "--mesh ran pairs other than the diagonal: $(pairs_of "$work/mesh" read | tr '\n' ' ')"
 grep -q 'PASS [^ ]* GB/s (mesh)' "$work/mesh.out" || fail "--mesh: the matrix is not filled from the mesh run"
+grep -qx 'backend repro_host_shm: --mesh on 4 GPUs: one mesh run and the diagonal (4 same-GPU pairs, one round) x 2 case(s)' \
+  "$work/mesh.out" || fail "--mesh: the plan's note is $(grep 'mesh' "$work/mesh.out" | grep '^backend')"
 # A case that fails the mesh run gets its pair runs, and the plan and report.md say why they ran.
 VMR_FORCE_FAIL=repro_host_shm.atomics VMR_FAKE_GPUS=3 RESULTS_DIR=$work/meshfail triage --mesh >"$work/meshfail.out" 2>&1
-[ $? = 1 ] && [ "$(pairs_of "$work/meshfail" atomics | tr '\n' ' ')" = "0-1 0-2 1-0 1-2 2-0 2-1 " ] &&
-  [ -z "$(pairs_of "$work/meshfail" read)" ] || fail "--mesh with atomics failing: pairs $(pairs_of "$work/meshfail" atomics)"
+[ $? = 1 ] && [ "$(pairs_of "$work/meshfail" atomics | tr '\n' ' ')" = "0-0 0-1 0-2 1-0 1-1 1-2 2-0 2-1 2-2 " ] &&
+  [ "$(pairs_of "$work/meshfail" read | tr '\n' ' ')" = "0-0 1-1 2-2 " ] ||
+  fail "--mesh with atomics failing: pairs $(pairs_of "$work/meshfail" atomics)"
 said='repro_host_shm: the mesh run on 3 GPUs did not pass atomics: 6 pair runs name the pairs'
 grep -qxF "backend $said" "$work/meshfail.out" && grep -qxF -- "- backend $said" "$work/meshfail/report.md" ||
   fail "--mesh with atomics failing: the pair runs are not said ($(grep 'mesh run' "$work/meshfail.out"))"
 grep -q 'every case passed the mesh run' "$work/meshfail.out" && fail "--mesh with atomics failing: 'every case passed'"
+[ -z "$(awk '$3 == "repro_host_shm" { print $4 }' "$work/meshfail/rounds.txt" | sort | uniq -d)" ] ||
+  fail "--mesh with atomics failing: a launch planned twice: $(cat "$work/meshfail/rounds.txt")"
 # Every command the bug report gives to reproduce a failure is one the binary accepts: run as printed (the
 # mesh's --devices 0,1,2 among them), each reproduces the forced FAIL (exit 1), none is a usage error (exit 2).
 BUILD_DIR=$build "$repo/scripts/bug-report" "$work/meshfail" >/dev/null 2>"$work/bug.err" || fail "bug-report: $(cat "$work/bug.err")"
 sed -n '/^### Steps to Reproduce/,/^### /p' "$work/meshfail/bug-report.md" | grep '^build/bin/' >"$work/commands"
 grep -qx 'build/bin/repro_host_shm --case atomics --devices 0,1,2' "$work/commands" ||
   fail "the bug report gives no command for the mesh run: $(cat "$work/commands")"
-[ "$(wc -l <"$work/commands")" = 7 ] || fail "want 7 commands (the mesh run, 6 pairs): $(cat "$work/commands")"
+[ "$(wc -l <"$work/commands")" = 10 ] || fail "want 10 commands (the mesh run, 6 pairs, 3 same-GPU pairs): $(cat "$work/commands")"
 while read -r command; do
   read -ra words <<<"${command#build/bin/}"  # the command line as printed, split as a shell splits it
   VMR_FORCE_FAIL=repro_host_shm.atomics "$build/bin/${words[0]}" "${words[@]:1}" >"$work/command.out" 2>&1 </dev/null
   rc=$?; [ $rc = 1 ] || fail "'$command' exits $rc, want 1 (the FAIL it reproduces): $(tail -n 2 "$work/command.out")"
 done <"$work/commands"
 
-# On 2 GPUs the mesh is the pair itself: --mesh runs both pairs, each way, and no mesh launch.
+# On 2 GPUs the mesh is the pair itself: --mesh runs both pairs, each way, the diagonal, and no mesh launch.
 VMR_FAKE_GPUS=2 RESULTS_DIR=$work/mesh2 triage --mesh >"$work/mesh2.out" 2>&1 || fail "--mesh on 2 GPUs: exit $?"
-[ "$(pairs_of "$work/mesh2" read | tr '\n' ' ')" = "0-1 1-0 " ] ||
-  fail "--mesh on 2 GPUs: read ran on '$(pairs_of "$work/mesh2" read | tr '\n' ' ')', want 0-1 and 1-0"
+[ "$(pairs_of "$work/mesh2" read | tr '\n' ' ')" = "0-0 0-1 1-0 1-1 " ] ||
+  fail "--mesh on 2 GPUs: read ran on '$(pairs_of "$work/mesh2" read | tr '\n' ' ')', want 0-0, 0-1, 1-0 and 1-1"
 
 # A stand-in build folder: the real binaries, but repro_host_shm is a script that runs the real one, unless told
 #   VMR_STANDIN_KILL=DEVICES  a run with --devices DEVICES dies by SIGKILL before it writes anything;
@@ -164,15 +207,16 @@ standin() { BUILD_DIR=$work/standin "$repo/scripts/triage" "$@"; }
 # The most runs of the stand-in at once, from its FILE of starts and ends.
 most_at_once() { sort -n "$1" | awk '{ now += $2; if (now > most) most = now } END { print most + 0 }'; }
 
-# --serial and --jobs: the same plan, fewer at once; by default a whole round (2 pairs of 4 GPUs) at once.
+# --serial and --jobs: the same plan, fewer at once; by default a whole round at once (the diagonal's 4 same-GPU
+# pairs of 4 GPUs, then 2 pairs a round).
 VMR_STANDIN_TIMES=$work/serial.times VMR_FAKE_GPUS=4 RESULTS_DIR=$work/serial standin --serial >"$work/serial.out" 2>&1 ||
   fail "--serial: exit $?"
 grep -q 'one run at a time (--serial): bandwidth measured alone' "$work/serial.out" || fail "--serial is not said"
 [ "$(most_at_once "$work/serial.times")" = 1 ] || fail "--serial ran $(most_at_once "$work/serial.times") runs at once"
 VMR_STANDIN_TIMES=$work/round.times VMR_FAKE_GPUS=4 RESULTS_DIR=$work/round standin >"$work/round.out" 2>&1 ||
   fail "4 GPUs: exit $?"
-[ "$(most_at_once "$work/round.times")" = 2 ] ||
-  fail "4 GPUs: at most $(most_at_once "$work/round.times") runs at once, want a round's 2"
+[ "$(most_at_once "$work/round.times")" = 4 ] ||
+  fail "4 GPUs: at most $(most_at_once "$work/round.times") runs at once, want the diagonal round's 4"
 triage --jobs 0 >"$work/bad.out" 2>&1; [ $? = 2 ] || fail "--jobs 0 accepted"
 
 # A planned run that left no record is a problem (exit 1, named, in report.md), even where the other pairs'
@@ -180,7 +224,7 @@ triage --jobs 0 >"$work/bad.out" 2>&1; [ $? = 2 ] || fail "--jobs 0 accepted"
 VMR_STANDIN_KILL=1,2 VMR_FAKE_GPUS=3 RESULTS_DIR=$work/lost standin >"$work/lost.out" 2>&1
 rc=$?; [ $rc = 1 ] || { cat "$work/lost.out"; fail "a pair run that left no record: exit $rc, want 1"; }
 [ "$(grep '^repro_host_shm[.]read ' "$work/lost/plan.txt" | tr ' ' '\n' | sed 1d | sort | paste -sd' ')" = \
-  "0-1 0-2 1-0 1-2 2-0 2-1" ] || fail "plan.txt does not name the pairs read ran on: $(grep read "$work/lost/plan.txt")"
+  "0-0 0-1 0-2 1-0 1-1 1-2 2-0 2-1 2-2" ] || fail "plan.txt does not name the pairs read ran on: $(grep read "$work/lost/plan.txt")"
 for c in read atomics; do
   grep -qE "^repro_host_shm\.$c +1-2 .*CHANGED: the planned run on GPUs 1-2 left no record" "$work/lost.out" &&
     grep -qF "the planned run on GPUs 1-2 left no record" "$work/lost/report.md" ||
@@ -225,8 +269,8 @@ grep -q 'expected/verdicts.md could not be used' "$work/badtable.out" || fail "a
 # a problem too.
 VMR_STANDIN_KILL=0,1,2 VMR_FAKE_GPUS=3 RESULTS_DIR=$work/meshlost standin --mesh >"$work/meshlost.out" 2>&1
 rc=$?
-[ $rc = 1 ] && [ "$(pairs_of "$work/meshlost" read | tr '\n' ' ')" = "0-1 0-2 1-0 1-2 2-0 2-1 " ] &&
-  [ "$(pairs_of "$work/meshlost" atomics | tr '\n' ' ')" = "0-1 0-2 1-0 1-2 2-0 2-1 " ] ||
+[ $rc = 1 ] && [ "$(pairs_of "$work/meshlost" read | tr '\n' ' ')" = "0-0 0-1 0-2 1-0 1-1 1-2 2-0 2-1 2-2 " ] &&
+  [ "$(pairs_of "$work/meshlost" atomics | tr '\n' ' ')" = "0-0 0-1 0-2 1-0 1-1 1-2 2-0 2-1 2-2 " ] ||
   { cat "$work/meshlost.out"; fail "--mesh killed: exit $rc, read ran on '$(pairs_of "$work/meshlost" read)'"; }
 grep -qxF 'backend repro_host_shm: the mesh run on 3 GPUs did not pass read, atomics: 6 pair runs name the pairs' \
   "$work/meshlost.out" || fail "--mesh killed: the pair runs are not said"
@@ -235,7 +279,7 @@ grep -qE '^repro_host_shm\.read +0-1-2 .*CHANGED: the planned run on GPUs 0-1-2 
 
 # Bad command lines are exit 2 with one line, before any results folder; an existing RESULTS_DIR is exit 99 (could
 # not run), nothing written. --pairs: the whole list must read as pairs (a tail of junk would drop a pair), each
-# of two GPUs (a GPU with itself lands on the matrix's "-"), each once, and below the GPUs there are (2 here).
+# once, and below the GPUs there are (2 here).
 # After --: nothing triage chooses per run (a second --devices would be each run's usage error).
 bad() {  # bad WANT ARGS...: a 2-GPU triage with ARGS is exit 2 with one line matching WANT, and writes nothing
   local want=$1; shift
@@ -251,13 +295,15 @@ bad "unknown argument" --bogus
 bad "'0:1,1:2junk' is not a list" --pairs 0:1,1:2junk
 bad "'junk0:1' is not a list" --pairs junk0:1
 bad "'0:1,' is not a list" --pairs 0:1,
-bad "1:1 pairs GPU 1 with itself" --pairs 0:1,1:1
 bad "0:5 names GPU 5, but host shows 2 GPUs" --pairs 0:5
 bad "lists 0:1 twice" --pairs 0:1,1:0,00:1
 bad "'--devices' after -- is refused" -- --devices 0,1
 bad "'--case=read' after -- is refused" -- --timeout 9 --case=read
-# A backend with fewer than 2 GPUs takes no pairs (it runs once, to say why), so --pairs is not checked there.
-VMR_FAKE_GPUS=1 RESULTS_DIR=$work/onepair triage --pairs 0:1 >"$work/onepair.out" 2>&1 || fail "--pairs 0:1 on 1 GPU: exit $?"
+# One GPU: --pairs 0:0 is its whole triage, and 0:1 names a GPU it does not have.
+VMR_FAKE_GPUS=1 RESULTS_DIR=$work/onepair triage --pairs 0:0 >"$work/onepair.out" 2>&1 || fail "--pairs 0:0 on 1 GPU: exit $?"
+[ -f "$work/onepair/repro_host_shm.0-0.json" ] || fail "--pairs 0:0 on 1 GPU: no 0-0 run: $(ls "$work/onepair" | tr '\n' ' ')"
+VMR_FAKE_GPUS=1 RESULTS_ROOT=$work/badroot triage --pairs 0:1 >"$work/bad.out" 2>&1
+[ $? = 2 ] && grep -q '0:1 names GPU 1, but host shows 1 GPUs' "$work/bad.out" || fail "--pairs 0:1 on 1 GPU: $(cat "$work/bad.out")"
 VMR_FAKE_GPUS=abc triage >"$work/bad.out" 2>&1; [ $? = 2 ] || fail "VMR_FAKE_GPUS=abc: want exit 2"
 triage_before=$(ls "$work/plain" | wc -l)
 RESULTS_DIR=$work/plain triage >"$work/exists.out" 2>&1; rc=$?
@@ -299,7 +345,7 @@ if ! grep -qs '^simd_count [1-9]' /sys/class/kfd/kfd/topology/nodes/*/properties
 fi
 if awk -F'\t' '$2 == "cuda" && $3 == "yes" { found = 1 } END { exit !found }' "$build/bin/manifest.txt"; then
   PATH=$work/fakebin:$PATH RESULTS_DIR=$work/hidden triage >"$work/hidden.out" 2>&1
-  grep -q '^backend cuda: 0 GPU(s) visible' "$work/hidden.out" || fail "CUDA_VISIBLE_DEVICES='': $(grep '^backend cuda' "$work/hidden.out")"
+  grep -q '^backend cuda: no GPU visible' "$work/hidden.out" || fail "CUDA_VISIBLE_DEVICES='': $(grep '^backend cuda' "$work/hidden.out")"
   (unset CUDA_VISIBLE_DEVICES; PATH=$work/fakebin:$PATH RESULTS_DIR=$work/listed triage >"$work/listed.out" 2>&1)
   grep -q '^backend cuda: 2 GPUs' "$work/listed.out" || fail "CUDA_VISIBLE_DEVICES unset: $(grep '^backend cuda' "$work/listed.out")"
 fi

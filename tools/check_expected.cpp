@@ -10,8 +10,9 @@
 // the project does not have is a table problem, and every built binary's --list is checked as with --binary.
 //
 // Exit codes as every tool's (README "Exit codes"): 0 all as expected, 1 any CHANGED or table problem, 2 a bad
-// command line or an unreadable or malformed table, 99 an input that could not be read or an output that could not
-// be written (nothing is claimed written that was not).
+// command line or an unreadable or malformed table, 77 with --gpu-run-required where nothing differs but no GPU
+// case ran, 99 an input that could not be read or an output that could not be written (nothing is claimed written
+// that was not).
 #include <sys/utsname.h>
 
 #include <cstdio>
@@ -35,7 +36,7 @@ using namespace vmr_tools;
 
 const char kSynopsis[] =
     "usage: check_expected --table FILE --results DIR [--binary PATH]... [--lists DIR] [--manifest FILE]\n"
-    "                      [--plan FILE] [--matrix]\n"
+    "                      [--plan FILE] [--matrix] [--gpu-run-required]\n"
     "                      [--summary-json FILE] [--markdown FILE] [--failures-md FILE] [--gpus-md FILE]\n"
     "                      [--failing-tsv FILE] [--backends-ran FILE] [--rocm-md FILE] [--junit FILE]\n"
     "       check_expected --record FILE.json\n"
@@ -46,7 +47,8 @@ const char kSynopsis[] =
 const char kModeHelp[] =
     "  (compare)    every run record of --results against --table; prints a row per case and pair, writes the\n"
     "               outputs asked for; --plan: the cases (and GPU pairs) that must have left records; --lists:\n"
-    "               a folder of <binary>.json (--list --json) read instead of listing each binary again\n"
+    "               a folder of <binary>.json (--list --json) read instead of listing each binary again;\n"
+    "               --gpu-run-required: exit 77 where nothing differs but no GPU case ran to a verdict\n"
     "  --record     the verdict of each case one record holds, one \"<VERDICT> <case>\" line each\n"
     "  --cases      the cases a plain run of the binary takes, from its `--list --json` file, one name a line;\n"
     "               --with-opt-in: every case, the known-crash and self-test ones too\n"
@@ -55,8 +57,9 @@ const char kModeHelp[] =
     "  --bisect     a git bisect step's judgement of each --case's record in DIR: good (as expected on this node\n"
     "               per --table, or PASS), bad, or skip (SKIP, HARNESS, usage, no record); one line each, then\n"
     "               `bisect: good|bad|skip ...`; exit 0 good, 1 bad, 125 skip (git bisect's codes)\n"
-    "Exit: 0 all as expected, 1 a CHANGED row or a table problem, 2 a bad command line or table, 99 an input that\n"
-    "could not be read or an output that could not be written.\n";
+    "Exit: 0 all as expected, 1 a CHANGED row or a table problem, 2 a bad command line or table, 77 (with\n"
+    "--gpu-run-required) nothing differs but no GPU case ran, 99 an input that could not be read or an output that\n"
+    "could not be written.\n";
 
 // A bad command line: the synopsis only, so the error stays short; --help says the rest.
 int usage() {
@@ -69,6 +72,7 @@ struct CompareOptions {
   CheckInputs in;
   std::string summary_json, markdown, failures, failing_tsv, gpus, junit, ran, rocm_md;
   bool matrix = false;
+  bool gpu_run_required = false;  // exit 77 where no GPU case ran (scripts/triage)
 };
 
 bool parse_compare_args(const std::vector<std::string>& args, CompareOptions* o) {
@@ -81,7 +85,7 @@ bool parse_compare_args(const std::vector<std::string>& args, CompareOptions* o)
               {"--backends-ran", &o->ran},       {"--rocm-md", &o->rocm_md},
               {"--failing-tsv", &o->failing_tsv}};
   f.lists = {{"--binary", &o->in.binaries}};
-  f.switches = {{"--matrix", &o->matrix}};
+  f.switches = {{"--matrix", &o->matrix}, {"--gpu-run-required", &o->gpu_run_required}};
   return parse_flags(args, f) && !o->in.table_path.empty() && !o->in.results.empty();
 }
 
@@ -117,7 +121,8 @@ int compare_mode(const std::vector<std::string>& args) {
   if (o.matrix) std::fputs(matrices(check.summary.rows, false).c_str(), stdout);
   std::fflush(stdout);  // the table before any write error, as a reader of both streams expects
   if (!write_compare_outputs(o, check, table)) return 99;
-  return check.summary.changed || check.summary.problems ? 1 : 0;
+  if (check.summary.changed || check.summary.problems) return 1;
+  return o.gpu_run_required && !some_gpu_case_ran(check.summary.rows) ? 77 : 0;
 }
 
 // --record FILE: the verdict of each case one record holds, one "<VERDICT> <case>" line each, for scripts that

@@ -75,9 +75,11 @@ void fill_cells(const std::vector<Row>& rows, std::map<std::string, Grid>* cells
     }
 }
 
+// The diagonal is the same-GPU pair (both ranks on one GPU): shown where it ran, "-" where no run put it there (a
+// mesh has no rank pair on one GPU).
 std::string cell_of(const Grid& grid, const std::string& e, const std::string& i) {
   auto it = grid.find({e, i});
-  return e == i ? "-" : it == grid.end() ? "not run" : it->second;
+  return it != grid.end() ? it->second : e == i ? "-" : "not run";
 }
 
 void matrix_md(std::ostringstream& os, const std::string& name, const Grid& grid, const std::set<std::string>& devs) {
@@ -122,6 +124,12 @@ Status write_in_place(const std::string& path, std::string_view text) {
 
 bool points_to_threads(const Row& r) {
   return !r.threads.empty() && (r.changed || r.observed == "FAIL" || r.observed == "CRASH" || r.observed == "HANG");
+}
+
+bool some_gpu_case_ran(const std::vector<Row>& rows) {
+  for (const auto& r : rows)
+    if (!r.pair.empty() && !r.not_run) return true;
+  return false;
 }
 
 void count_rows(Summary* s) {

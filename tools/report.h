@@ -34,6 +34,9 @@ struct Summary {
 
 // Sets ok, changed and not_run from the rows.
 void count_rows(Summary* s);
+// Whether some case ran on GPUs (a row with a pair) to a verdict other than SKIP: without one a node where nothing
+// could run would read "all as expected" (the triage's exit 77).
+bool some_gpu_case_ran(const std::vector<Row>& rows);
 
 // summary.json ("vmem-repro-summary/1"): the counts and every row, each with its status ("OK", "CHANGED" or
 // "not run").

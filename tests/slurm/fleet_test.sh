@@ -28,12 +28,12 @@ rc=$?; cat "$work/agree.out"
 [ $rc = 0 ] || fail "3 agreeing nodes: exit $rc"
 grep -q '^fleet: 3 node(s), 0 did not answer, 0 difference(s), 0 problem(s)$' "$work/agree.out" || fail "summary line"
 for n in n1 n2 n3; do
-  grep -Eq "^\| $n \|.* PASS 2/2 \| PASS 2/2 \|" "$work/agree/fleet.md" || fail "row of $n: $(grep "^| $n " "$work/agree/fleet.md")"
+  grep -Eq "^\| $n \|.* PASS 4/4 \| PASS 4/4 \|" "$work/agree/fleet.md" || fail "row of $n: $(grep "^| $n " "$work/agree/fleet.md")"
 done
 # The GPUs Slurm gave each task (GRES: CUDA_VISIBLE_DEVICES=0,1) are the ones the node's triage planned pairs on.
 if grep -Pq '^repro_cuda_vmm\tcuda\tyes\t' "$build/bin/manifest.txt"; then
   for n in n1 n2 n3; do
-    grep -q "backend cuda: 2 GPUs, 2 pair(s)" "$work/agree/$n/report.md" || fail "$n's triage did not see Slurm's 2 GPUs"
+    grep -q "backend cuda: 2 GPUs, the diagonal (2 same-GPU pairs, one round) and 2 pair(s)" "$work/agree/$n/report.md" || fail "$n's triage did not see Slurm's 2 GPUs"
   done
 fi
 if command -v python3 >/dev/null; then
@@ -81,7 +81,7 @@ cat "$work/killed.out"
 [ $rc = 1 ] || fail "a node killed mid-run: exit $rc, want 1"
 grep -q '^  node n3 did not answer: ' "$work/killed.out" || fail "n3 is not reported as not answering"
 grep -Eq '^\| n3 \| did not answer \|' "$work/killed/fleet.md" || fail "fleet.md does not show n3 as not answering"
-grep -Eq '^\| n1 \|.* PASS 2/2 \|' "$work/killed/fleet.md" || fail "n1's results are missing"
+grep -Eq '^\| n1 \|.* PASS 4/4 \|' "$work/killed/fleet.md" || fail "n1's results are missing"
 
 # 4. collect: folders gathered any other way; two carry the same node name, so their folders name them.
 mkdir -p "$work/gathered"
