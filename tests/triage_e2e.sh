@@ -141,6 +141,9 @@ awk '$3 == "repro_host_shm" && $4 ~ /,/ { split($4, g, ","); if (seen[$2, g[1]]+
      END { rounds = 0; for (r in n) { rounds++; if (n[r] != (r == 0 ? 8 : 4)) bad = 1 } exit bad || rounds != 15 }' "$work/eight/rounds.txt" ||
   fail "8 GPUs: the rounds reuse a GPU or are not the diagonal's round of 8 and 14 rounds of 4: $(cat "$work/eight/rounds.txt")"
 grep -Eq '^plan: [0-9]+ launch\(es\), .*; modelled time [0-9.]+ s$' "$work/eight.out" || fail "no modelled time"
+# The health check's 8-GPU model: 5 pair launches' time per GPU binary (the host stand-in's pair launches, > 0).
+grep -Eq '^model: --mesh on 8 GPUs \(the health check\), every case passing: [0-9.]*[1-9][0-9.]* s ' "$work/eight.out" ||
+  fail "no 8-GPU health-check model: $(grep '^model' "$work/eight.out")"
 grep -A9 'repro_host_shm.atomics (rows' "$work/eight.out" | grep -Eq 'not run| - ' && fail "8 GPUs: the matrix has holes"
 grep -Eq '^128 OK, 0 CHANGED' "$work/eight.out" || fail "8 GPUs: $(grep CHANGED, "$work/eight.out")"
 
