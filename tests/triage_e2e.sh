@@ -70,13 +70,14 @@ grep -Eq '^2 OK, 0 CHANGED' "$work/one.out" || fail "1 fake GPU: $(grep CHANGED,
 
 # Nothing could run: a backend that shows no GPU runs once to say why (every case SKIPs on GPU binaries; the host
 # stand-in runs without devices), and the triage says NOTHING RAN with exit 77, never "all as expected".
-VMR_FAKE_GPUS=0 RESULTS_DIR=$work/zero triage >"$work/zero.out" 2>&1
+VMR_FAKE_GPUS=0 RESULTS_DIR=$work/zero triage --prom "$work/zero.prom" >"$work/zero.out" 2>&1
 rc=$?; [ $rc = 77 ] || { cat "$work/zero.out"; fail "0 fake GPUs: exit $rc, want 77"; }
 grep -qx 'backend host: no GPU visible; repro_host_shm ran its 2 case(s) once to show why' "$work/zero.out" ||
   fail "0 fake GPUs: the note is $(grep '^backend host' "$work/zero.out")"
 tail -n 1 "$work/zero.out" | grep -q '^triage: NOTHING RAN (exit 77): no GPU case ran to a verdict here' ||
   fail "0 fake GPUs: the last line is $(tail -n 1 "$work/zero.out")"
 [ ! -e "$work/zero/INCOMPLETE" ] && [ -f "$work/zero/report.md" ] || fail "0 fake GPUs: no report"
+grep -qx 'vmem_repro_triage_outcome{outcome="nothing_ran"} 1' "$work/zero.prom" || fail "--prom where nothing ran: $(grep outcome "$work/zero.prom")"
 
 # Greedy rounds (--ring, --pairs) never put one GPU in two runs of a round either.
 VMR_FAKE_GPUS=4 RESULTS_DIR=$work/ring4 triage --ring >"$work/ring4.out" 2>&1 || fail "--ring on 4 GPUs: exit $?"
@@ -101,13 +102,20 @@ VMR_FAKE_GPUS=3 RESULTS_DIR=$work/diag triage --pairs 2:2,0:0,0:1 >"$work/diag.o
 
 # A verdict that differs from expected/ is exit 1 naming the case (VMR_FORCE_FAIL is the README's test aid).
 VMR_FORCE_FAIL=repro_host_shm.atomics VMR_FAKE_GPUS=2 RESULTS_DIR=$work/changed triage --junit "$work/changed.xml" \
-  >"$work/changed.out" 2>&1
+  --prom "$work/changed.prom" >"$work/changed.out" 2>&1
 rc=$?; [ $rc = 1 ] || fail "a forced FAIL: exit $rc, want 1"
 grep -Eq '^repro_host_shm\.atomics +0-1 +PASS +FAIL +CHANGED' "$work/changed.out" || fail "no CHANGED row for atomics 0-1"
 grep -Eq '^repro_host_shm\.atomics +1-1 +PASS +FAIL +CHANGED' "$work/changed.out" || fail "no CHANGED row for atomics 1-1"
 grep -Eq '^4 OK, 4 CHANGED' "$work/changed.out" || fail "want 4 OK, 4 CHANGED: $(grep CHANGED, "$work/changed.out")"
 tail -n 1 "$work/changed.out" | grep -q '^triage: CHANGED (exit 1): 4 OK, 4 CHANGED' ||
   fail "a forced FAIL: the last line is $(tail -n 1 "$work/changed.out")"
+# --prom: the triage's textfile carries its exit code, its time and each pair's verdict (tests/prom_textfile.sh has
+# the real node_exporter read such a file).
+grep -qx 'vmem_repro_triage_exit_code 1' "$work/changed.prom" &&
+  grep -qx 'vmem_repro_triage_outcome{outcome="changed"} 1' "$work/changed.prom" &&
+  grep -Eq '^vmem_repro_triage_duration_seconds [0-9.]*[1-9]' "$work/changed.prom" &&
+  grep -qF 'vmem_repro_case_verdict{case="repro_host_shm.atomics",binary="repro_host_shm",devices="1-1",exporter="1",importer="1",verdict="FAIL",expected="PASS"} 1' "$work/changed.prom" ||
+  fail "--prom: $(grep -E 'triage|atomics.*1-1' "$work/changed.prom")"
 if command -v python3 >/dev/null; then  # JUnit that a JUnit reader takes: the two CHANGED runs are its failures
   python3 - "$work/changed.xml" <<'PY' || fail "the triage's JUnit file"
 import sys, xml.etree.ElementTree as ET

@@ -25,6 +25,7 @@
 #include "compare.h"
 #include "flags.h"
 #include "harness/text.h"
+#include "prom.h"
 #include "report.h"
 #include "run_records.h"
 #include "verdict_check.h"
@@ -39,6 +40,7 @@ const char kSynopsis[] =
     "                      [--plan FILE] [--matrix] [--gpu-run-required]\n"
     "                      [--summary-json FILE] [--markdown FILE] [--failures-md FILE] [--gpus-md FILE]\n"
     "                      [--failing-tsv FILE] [--backends-ran FILE] [--rocm-md FILE] [--junit FILE]\n"
+    "                      [--prom FILE --prom-took SECONDS]\n"
     "       check_expected --record FILE.json\n"
     "       check_expected --cases LIST.json [--with-opt-in]\n"
     "       check_expected --report-md FILE --summary SUMMARY.json --launches N --took SECONDS --modelled SECONDS\n"
@@ -48,7 +50,9 @@ const char kModeHelp[] =
     "  (compare)    every run record of --results against --table; prints a row per case and pair, writes the\n"
     "               outputs asked for; --plan: the cases (and GPU pairs) that must have left records; --lists:\n"
     "               a folder of <binary>.json (--list --json) read instead of listing each binary again;\n"
-    "               --gpu-run-required: exit 77 where nothing differs but no GPU case ran to a verdict\n"
+    "               --gpu-run-required: exit 77 where nothing differs but no GPU case ran to a verdict;\n"
+    "               --prom: a Prometheus textfile for node_exporter (verdicts, metrics, this exit code as the\n"
+    "               outcome, --prom-took seconds as the duration)\n"
     "  --record     the verdict of each case one record holds, one \"<VERDICT> <case>\" line each\n"
     "  --cases      the cases a plain run of the binary takes, from its `--list --json` file, one name a line;\n"
     "               --with-opt-in: every case, the known-crash and self-test ones too\n"
@@ -70,28 +74,30 @@ int usage() {
 
 struct CompareOptions {
   CheckInputs in;
-  std::string summary_json, markdown, failures, failing_tsv, gpus, junit, ran, rocm_md;
+  std::string summary_json, markdown, failures, failing_tsv, gpus, junit, ran, rocm_md, prom, prom_took;
   bool matrix = false;
   bool gpu_run_required = false;  // exit 77 where no GPU case ran (scripts/triage)
 };
 
 bool parse_compare_args(const std::vector<std::string>& args, CompareOptions* o) {
   Flags f;
-  f.values = {{"--table", &o->in.table_path},    {"--results", &o->in.results},
-              {"--manifest", &o->in.manifest},   {"--plan", &o->in.plan},
-              {"--lists", &o->in.lists},         {"--summary-json", &o->summary_json},
-              {"--markdown", &o->markdown},      {"--failures-md", &o->failures},
-              {"--gpus-md", &o->gpus},           {"--junit", &o->junit},
-              {"--backends-ran", &o->ran},       {"--rocm-md", &o->rocm_md},
-              {"--failing-tsv", &o->failing_tsv}};
+  f.values = {{"--table", &o->in.table_path}, {"--results", &o->in.results},   {"--manifest", &o->in.manifest},
+              {"--plan", &o->in.plan},        {"--lists", &o->in.lists},       {"--summary-json", &o->summary_json},
+              {"--markdown", &o->markdown},   {"--failures-md", &o->failures}, {"--gpus-md", &o->gpus},
+              {"--junit", &o->junit},         {"--backends-ran", &o->ran},     {"--rocm-md", &o->rocm_md},
+              {"--prom", &o->prom},           {"--prom-took", &o->prom_took},  {"--failing-tsv", &o->failing_tsv}};
   f.lists = {{"--binary", &o->in.binaries}};
   f.switches = {{"--matrix", &o->matrix}, {"--gpu-run-required", &o->gpu_run_required}};
-  return parse_flags(args, f) && !o->in.table_path.empty() && !o->in.results.empty();
+  double took = 0;
+  return parse_flags(args, f) && !o->in.table_path.empty() && !o->in.results.empty() &&
+         (o->prom.empty() || parse_seconds(o->prom_took, &took));
 }
 
 // Each output asked for, made from the comparison; false where one could not be written (each named on stderr).
-bool write_compare_outputs(const CompareOptions& o, const Check& check, const std::vector<ExpectedRow>& table) {
+bool write_compare_outputs(const CompareOptions& o, const Check& check, const std::vector<ExpectedRow>& table, int rc) {
   const Summary& s = check.summary;
+  PromFacts facts{0, rc, prom_outcome(rc), int64_t(std::time(nullptr))};
+  parse_seconds(o.prom_took, &facts.took_s);
   return write_reports("check_expected", {{o.summary_json, [&] { return summary_json(s); }},
                                           {o.markdown, [&] { return verdicts_md(s); }},
                                           {o.failures, [&] { return failures_md(check.runs, table); }},
@@ -99,7 +105,14 @@ bool write_compare_outputs(const CompareOptions& o, const Check& check, const st
                                           {o.gpus, [&] { return gpus_md(check.runs); }},
                                           {o.ran, [&] { return backends_ran(check.runs); }},
                                           {o.rocm_md, [&] { return rocm_versions_md(check.runs); }},
-                                          {o.junit, [&] { return rows_junit(s.rows); }}});
+                                          {o.junit, [&] { return rows_junit(s.rows); }},
+                                          {o.prom, [&] { return prom_textfile(s, check.runs, facts); }}});
+}
+
+// 1 where a row differs or the table has a problem; else 77 where --gpu-run-required and no GPU case ran; else 0.
+int compare_exit_code(const CompareOptions& o, const Summary& s) {
+  if (s.changed || s.problems) return 1;
+  return o.gpu_run_required && !some_gpu_case_ran(s.rows) ? 77 : 0;
 }
 
 int compare_mode(const std::vector<std::string>& args) {
@@ -120,9 +133,10 @@ int compare_mode(const std::vector<std::string>& args) {
   std::fputs(console_table(check.summary).c_str(), stdout);
   if (o.matrix) std::fputs(matrices(check.summary.rows, false).c_str(), stdout);
   std::fflush(stdout);  // the table before any write error, as a reader of both streams expects
-  if (!write_compare_outputs(o, check, table)) return 99;
-  if (check.summary.changed || check.summary.problems) return 1;
-  return o.gpu_run_required && !some_gpu_case_ran(check.summary.rows) ? 77 : 0;
+  // The exit code before the outputs are written: the Prometheus file carries it as the outcome.
+  const int rc = compare_exit_code(o, check.summary);
+  if (!write_compare_outputs(o, check, table, rc)) return 99;
+  return rc;
 }
 
 // --record FILE: the verdict of each case one record holds, one "<VERDICT> <case>" line each, for scripts that

@@ -53,6 +53,9 @@ Run case_run(const Run& launch, const JsonValue& c) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.4g", m.get("value") ? m.get("value")->num : 0.0);
     one.metric = std::string(buf) + " " + m.get_string("unit");
+    for (const auto& [metric_name, metric] : metrics->obj)
+      if (const JsonValue* value = metric.get("value"); value && value->type == JsonValue::Number)
+        one.metrics.push_back({metric_name, value->num, metric.get_string("unit")});
   }
   const JsonValue* ranks = c.get("ranks");
   if (ranks && ranks->type == JsonValue::Array)

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "harness/expected.h"
+#include "harness/rank_record.h"
 
 namespace vmr_tools {
 
@@ -29,8 +30,9 @@ std::string xml_escape(const std::string& s);
 struct Run {
   std::string file, binary, backend, case_name, pair;  // pair: "0-1" when the run chose its devices (--devices)
   Verdict verdict = Verdict::Harness;
-  std::string detail, metric;  // metric: the case's first metric, short
-  Facts facts;                 // environment, then rank 0's info
+  std::string detail, metric;        // metric: the case's first metric, short
+  std::vector<vmr::Metric> metrics;  // every case-level metric, in the record's order (a Prometheus textfile's)
+  Facts facts;                       // environment, then rank 0's info
   std::vector<std::map<std::string, std::string>> rank_info;
   std::vector<std::vector<std::string>> stderr_tails;  // per rank
   std::string error;                                   // the record could not be read
