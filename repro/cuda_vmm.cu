@@ -501,6 +501,7 @@ int main(int argc, char** argv) {
            case_handles_fd_limit},
           {"fault", "self-test: a kernel writes through an unmapped VA (expected FAIL, CUDA_ERROR_ILLEGAL_ADDRESS)",
            case_fault},
-      }};
+      },
+      vmr_cuda::count_devices};
   return vmr::repro_main(binary, argc, argv);
 }

@@ -335,6 +335,7 @@ int main(int argc, char** argv) {
            case_concurrent_map},
           {"set-access-sizes", "set-access over allocations of sizes that are not powers of two, all kept",
            case_set_access_sizes},
-      }};
+      },
+      vmr_amd::count_devices};
   return vmr::repro_main(binary, argc, argv);
 }

@@ -163,6 +163,7 @@ int main(int argc, char** argv) {
           {"read", "every peer reads each owner's HIP VMem exactly (safe)", case_read},
           {"atomics", "every peer adds into each owner's HIP VMem at system scope (the GPU fault of iris#418)",
            case_atomics},
-      }};
+      },
+      vmr_amd::count_devices};
   return vmr::repro_main(binary, argc, argv);
 }

@@ -216,6 +216,7 @@ int main(int argc, char** argv) {
            case_unmap_leak},
           {"handles-fd-limit", "256 one-granule handles under RLIMIT_NOFILE of the open fds + 64",
            case_handles_fd_limit},
-      }};
+      },
+      vmr_amd::count_devices};
   return vmr::repro_main(binary, argc, argv);
 }

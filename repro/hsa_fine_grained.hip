@@ -141,6 +141,7 @@ int main(int argc, char** argv) {
           {"atomics-ext-fine",
            "the same from the EXTENDED_SCOPE_FINE_GRAINED pool (what a fixed CLR uses for Uncached)",
            case_atomics_ext_fine},
-      }};
+      },
+      vmr_amd::count_devices};
   return vmr::repro_main(binary, argc, argv);
 }

@@ -218,6 +218,7 @@ int main(int argc, char** argv) {
           {"set-access-hole", "hipMemSetAccess from the base over a range with an unmapped hole", case_set_access_hole},
           {"peer-reimport", "owner renews its block, bumps the generation; peers re-import; adds land exactly",
            case_peer_reimport},
-      }};
+      },
+      vmr_amd::count_devices};
   return vmr::repro_main(binary, argc, argv);
 }

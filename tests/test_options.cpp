@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <optional>
 
 #include "harness/options.h"
 
@@ -120,6 +121,85 @@ TEST(Options, ZeroResourceGroupsMeansNoneGiven) {
     return std::string_view(k) == "CTEST_RESOURCE_GROUP_COUNT" ? "1" : nullptr;
   };
   EXPECT_EQ(resolve_ranks(o, one, &ranks).verdict, Verdict::Harness);
+}
+
+// Where nothing chose the devices: the ranks folded onto the GPUs the runtime shows when it shows fewer than there
+// are ranks (rank i on GPU i % visible), 0..N-1 when it shows enough, none, or nothing could be learned.
+TEST(Options, DefaultDevicesFoldOntoTheVisibleGpus) {
+  struct Row {
+    std::optional<int> visible;
+    int ranks;
+    std::vector<int> devices;
+  };
+  const std::vector<Row> rows = {
+      {1, 2, {0, 0}},
+      {1, 3, {0, 0, 0}},
+      {1, 4, {0, 0, 0, 0}},
+      {2, 2, {0, 1}},
+      {2, 3, {0, 1, 0}},
+      {2, 4, {0, 1, 0, 1}},
+      {3, 2, {0, 1}},
+      {3, 3, {0, 1, 2}},
+      {3, 4, {0, 1, 2, 0}},
+      {std::nullopt, 2, {0, 1}},
+      {std::nullopt, 3, {0, 1, 2}},
+      {std::nullopt, 4, {0, 1, 2, 3}},
+      {0, 2, {0, 1}},
+      {0, 4, {0, 1, 2, 3}},
+  };
+  for (const auto& row : rows) {
+    std::string source;
+    const std::string what = std::to_string(row.ranks) + " ranks, " +
+                             (row.visible ? std::to_string(*row.visible) : std::string("unknown")) + " visible";
+    EXPECT_EQ(default_devices(row.ranks, {row.visible, ""}, &source), row.devices) << what;
+    const bool folded = row.visible && *row.visible >= 1 && *row.visible < row.ranks;
+    EXPECT_EQ(source.rfind("default: ", 0) == 0, folded) << what << ": " << source;
+    if (!folded) {
+      EXPECT_EQ(source, "default 0..N-1") << what;
+    }
+  }
+  std::string source;
+  (void)default_devices(2, {1, ""}, &source);
+  EXPECT_EQ(source, "default: 2 ranks on the 1 visible GPU (same-GPU pair)");
+  (void)default_devices(4, {1, ""}, &source);
+  EXPECT_EQ(source, "default: 4 ranks on the 1 visible GPU (all on GPU 0)");
+  (void)default_devices(3, {2, ""}, &source);
+  EXPECT_EQ(source, "default: 3 ranks on the 2 visible GPUs (rank i on GPU i % 2)");
+  // A probe that failed is named where the ranks would not say it; the runtime's own refusal (no reason) is not.
+  (void)default_devices(2, {std::nullopt, "device-count probe: no answer within 15 s; killed"}, &source);
+  EXPECT_EQ(source, "default 0..N-1 (visible devices unknown: device-count probe: no answer within 15 s; killed)");
+}
+
+// The runtime is asked only on the default branch: --devices (triage) and CTest's groups cost no probe.
+TEST(Options, VisibleDevicesAskedOnlyWhenNothingChose) {
+  int asked = 0;
+  auto one_gpu = [&] {
+    ++asked;
+    return VisibleDevices{1, ""};
+  };
+  std::map<std::string, std::string> env = {{"CTEST_RESOURCE_GROUP_COUNT", "2"},
+                                            {"CTEST_RESOURCE_GROUP_0_GPUS", "id:0,slots:1"},
+                                            {"CTEST_RESOURCE_GROUP_1_GPUS", "id:1,slots:1"}};
+  auto ctest = [&](const char* k) -> const char* {
+    auto it = env.find(k);
+    return it == env.end() ? nullptr : it->second.c_str();
+  };
+  auto none = [](const char*) -> const char* { return nullptr; };
+  Options o;
+  std::vector<int> devices;
+  std::string source;
+  ASSERT_TRUE(resolve_devices(o, 2, ctest, &devices, &source, one_gpu).ok());
+  EXPECT_EQ(devices, (std::vector<int>{0, 1}));
+  o.devices = {0, 1};
+  ASSERT_TRUE(resolve_devices(o, 2, none, &devices, &source, one_gpu).ok());
+  EXPECT_EQ(devices, (std::vector<int>{0, 1}));
+  EXPECT_EQ(source, "--devices");
+  EXPECT_EQ(asked, 0);
+  o.devices.clear();
+  ASSERT_TRUE(resolve_devices(o, 2, none, &devices, &source, one_gpu).ok());
+  EXPECT_EQ(devices, (std::vector<int>{0, 0}));
+  EXPECT_EQ(source, "default: 2 ranks on the 1 visible GPU (same-GPU pair)");
+  EXPECT_EQ(asked, 1);
 }
 
 TEST(RankFlag, RoundTrip) {

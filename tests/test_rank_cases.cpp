@@ -161,6 +161,25 @@ Status unsound_at_end(RankContext& ctx, const TestState& state) {
   return Status::pass("all done");
 }
 
+// The backend count the launcher's device probe asks for (test_device_probe.cpp), as VMR_TEST_VISIBLE_DEVICES says:
+// a number, "hang" (never answers, ignores SIGTERM), "crash" (aborts); unset: a runtime that shows no device (SKIP).
+Status fake_count_devices(int* count) {
+  const char* want = std::getenv("VMR_TEST_VISIBLE_DEVICES");
+  const std::string w = want ? want : "";
+  if (w == "hang") {
+    ::signal(SIGTERM, SIG_IGN);
+    for (;;) ::pause();
+  }
+  if (w == "crash") {
+    rlimit no_core{0, 0};
+    ::setrlimit(RLIMIT_CORE, &no_core);
+    std::abort();
+  }
+  if (w.empty()) return Status::skip("no test device (VMR_TEST_VISIBLE_DEVICES unset)");
+  *count = std::atoi(w.c_str());
+  return Status::pass();
+}
+
 }  // namespace
 
 const vmr::ReproBinary& rank_cases() {
@@ -184,7 +203,8 @@ const vmr::ReproBinary& rank_cases() {
               {"fd-audit", "a rank has only the fds it was given", fd_audit},
               {"state", "each case sees the state describe filled, once per life", state_from_describe},
               {"unsound", "passes, but leaves the state unsound as it ends", unsound_at_end},
-          }},
+          },
+          fake_count_devices},
       &state);
   return bin;
 }

@@ -36,6 +36,10 @@ struct Env {
   AgentPools pools;          // this rank's agent's
 };
 
+// The GPUs HIP shows this process (ROCR_VISIBLE_DEVICES, then HIP_VISIBLE_DEVICES / CUDA_VISIBLE_DEVICES applied):
+// what describe_rank checks the ranks' devices against, and the binary table's count_devices (the launcher's probe,
+// a fresh process with the ranks' environment). SKIP with HIP's answer where it shows none.
+Status count_devices(int* count);
 // Reports the facts above with ctx.info() and fills *out. SKIPs with the runtime's own answer where there is no AMD
 // GPU or too few GPUs; HARNESS where this build has no code object for the device or no HSA agent pairs with it.
 Status describe_rank(RankContext& ctx, Env* out);

@@ -214,10 +214,15 @@ std::string describe_pools(const AgentPools& p) {
   return one("coarse", p.coarse) + ", " + one("fine", p.fine) + ", " + one("ext-fine", p.ext_fine);
 }
 
+Status count_devices(int* count) {
+  hipError_t e = hipGetDeviceCount(count);
+  if (e != hipSuccess) return Status::skip(vmr_gpu::gpu_error("hipGetDeviceCount", e));
+  return Status::pass();
+}
+
 Status describe_rank(RankContext& ctx, Env* out) {
   int count = 0;
-  hipError_t e = hipGetDeviceCount(&count);
-  if (e != hipSuccess) return Status::skip(vmr_gpu::gpu_error("hipGetDeviceCount", e));
+  VMR_TRY(count_devices(&count));
   VMR_TRY(ctx.require_devices(count, "HIP"));
   VMR_GPU_TRY(hipSetDevice, ctx.device());
 

@@ -33,13 +33,20 @@ inline std::string uuid_text(const CUuuid& u) {
   return buf;
 }
 
+// The CUDA devices this process sees (CUDA_VISIBLE_DEVICES applied): what describe_rank checks the ranks' devices
+// against, and the binary table's count_devices (the launcher's probe). SKIP without libcuda.so.1 or a device.
+inline Status count_devices(int* count) {
+  VMR_TRY(vmr_cuda::load_api());
+  cudaError_t e = cudaGetDeviceCount(count);
+  if (e != cudaSuccess) return Status::skip(vmr_gpu::gpu_error("cudaGetDeviceCount", e));
+  return Status::pass();
+}
+
 // The driver, the device, VMM and POSIX-fd support, and P2P access and native atomics between every pair of
 // devices this rank meets; SKIPs naming what is missing.
 inline Status describe_rank(vmr::RankContext& ctx, RankState* state) {
-  VMR_TRY(vmr_cuda::load_api());
   int count = 0;
-  cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess) return Status::skip(vmr_gpu::gpu_error("cudaGetDeviceCount", e));
+  VMR_TRY(count_devices(&count));
   VMR_TRY(ctx.require_devices(count, "CUDA"));
   VMR_GPU_TRY(cudaSetDevice, ctx.device());
   VMR_GPU_TRY(cudaFree, nullptr);  // makes the primary context current for the driver calls

@@ -38,6 +38,10 @@ struct Binary {
   // ctx.info(), fills *state, and returns SKIP (with the runtime's own answer) when this machine cannot run.
   Status (*describe)(RankContext& ctx, State* state);
   std::vector<Case<State>> cases;
+  // How many devices the runtime shows this process (the count describe checks the ranks' devices against), or
+  // SKIP with the runtime's answer. Asked in a probe process when nothing chose the devices, so that a node with
+  // fewer GPUs than ranks runs them folded onto its GPUs (options.h default_devices). None: nothing to count (host).
+  Status (*count_devices)(int* count) = nullptr;
 };
 
 // The same table with the state bound in, as the launcher and the rank process use it.
@@ -53,9 +57,11 @@ struct ReproBinary {
   const char* backend;
   std::function<Status(RankContext&)> describe;
   std::vector<CaseDef> cases;
+  Status (*count_devices)(int* count) = nullptr;
 };
 
-// The whole program: a rank when argv carries the rank flag, otherwise the launcher.
+// The whole program: a rank when argv carries the rank flag, the device probe with the device-count flag, otherwise
+// the launcher.
 int repro_main(const ReproBinary& binary, int argc, char** argv);
 
 // A state may say, after each case, whether what the case left behind is sound: `Status after_case() const`.
@@ -85,7 +91,8 @@ ReproBinary bind_state(const Binary<State>& binary, State* state) {
   ReproBinary bound{binary.name,
                     binary.backend,
                     [describe = binary.describe, state](RankContext& ctx) { return describe(ctx, state); },
-                    {}};
+                    {},
+                    binary.count_devices};
   for (const auto& c : binary.cases)
     bound.cases.push_back({c.name, c.description,
                            [run = c.run, state](RankContext& ctx) { return run_bound_case(run, ctx, *state); },

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "harness/device_probe.h"
 #include "harness/env_block.h"
 #include "harness/expected.h"
 #include "harness/json.h"
@@ -211,7 +212,15 @@ int launcher_main(const ReproBinary& bin, int argc, char** argv) {
   RunSummary run{bin.name, bin.backend, {}, {}, {}, {}};
   const Status st = [&]() -> Status {  // initialised, not reassigned: see rank_main (nvcc #2810-D)
     VMR_TRY(resolve_ranks(o, env, &ranks));
-    return resolve_devices(o, ranks, env, &run.devices, &run.device_source);
+    // Only where nothing chose the devices, and only for a backend with devices to count (host: none).
+    std::function<VisibleDevices()> visible;
+    if (bin.count_devices)
+      visible = [] {
+        DeviceProbe probe;
+        probe.interrupt = &g_interrupt;
+        return probe_visible_devices(probe).visible;
+      };
+    return resolve_devices(o, ranks, env, &run.devices, &run.device_source, visible);
   }();
   if (!st.ok()) {
     std::printf("VERDICT: HARNESS %s.- %s\n", bin.name, printable(st.detail, 400).c_str());

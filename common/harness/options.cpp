@@ -36,7 +36,9 @@ std::string usage_text(std::string_view binary) {
          "  --ranks N         number of ranks (processes), 2.." +
          std::to_string(kMaxRanks) +
          "; default 2\n"
-         "  --devices LIST    device per rank, e.g. 0,1; default CTEST_RESOURCE_GROUP_<i>_GPUS, else 0..N-1\n"
+         "  --devices LIST    device per rank, e.g. 0,1; default CTEST_RESOURCE_GROUP_<i>_GPUS, else 0..N-1, or\n"
+         "                    where the runtime shows fewer GPUs than ranks, rank i on GPU i % visible (one GPU:\n"
+         "                    every rank on GPU 0)\n"
          "  --timeout SECONDS deadline for each case (decimal seconds, at most 86400); ranks are killed when it\n"
          "                    passes; default 60 s for every 16 ranks begun (64 ranks: 240 s), or the case's own\n"
          "  --json FILE       write the full record (verdicts, environment, phases, metrics) to FILE\n"
@@ -147,7 +149,8 @@ Status resolve_ranks(const Options& opts, const std::function<const char*(const 
 }
 
 Status resolve_devices(const Options& opts, int ranks, const std::function<const char*(const char*)>& getenv_fn,
-                       std::vector<int>* devices, std::string* source) {
+                       std::vector<int>* devices, std::string* source,
+                       const std::function<VisibleDevices()>& visible_fn) {
   if (!opts.devices.empty()) {
     *devices = opts.devices;
     *source = "--devices";
@@ -175,10 +178,27 @@ Status resolve_devices(const Options& opts, int ranks, const std::function<const
     *source = "CTest resource groups";
     return Status::pass();
   }
-  devices->clear();
-  for (int i = 0; i < ranks; ++i) devices->push_back(i);
-  *source = "default 0..N-1";
+  *devices = default_devices(ranks, visible_fn ? visible_fn() : VisibleDevices{}, source);
   return Status::pass();
+}
+
+std::vector<int> default_devices(int ranks, const VisibleDevices& visible, std::string* source) {
+  const int shown = visible.count.value_or(0);
+  const bool fold = shown >= 1 && shown < ranks;
+  std::vector<int> devices;
+  for (int i = 0; i < ranks; ++i) devices.push_back(fold ? i % shown : i);
+  if (!fold) {
+    *source = "default 0..N-1";
+    if (!visible.count && !visible.why_unknown.empty())
+      *source += " (visible devices unknown: " + visible.why_unknown + ")";
+    return devices;
+  }
+  const std::string gpus = shown == 1 ? "the 1 visible GPU" : "the " + std::to_string(shown) + " visible GPUs";
+  const std::string how = shown > 1    ? "rank i on GPU i % " + std::to_string(shown)
+                          : ranks == 2 ? "same-GPU pair"
+                                       : "all on GPU 0";
+  *source = "default: " + std::to_string(ranks) + " ranks on " + gpus + " (" + how + ")";
+  return devices;
 }
 
 // --- rank flag -------------------------------------------------------------------------------------------------

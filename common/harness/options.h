@@ -33,15 +33,33 @@ struct Options {
 Status parse_options(int argc, const char* const* argv, const std::vector<std::string>& known_cases, Options* out);
 std::string usage_text(std::string_view binary);
 
-// Devices for ranks 0..n-1: --devices, else CTEST_RESOURCE_GROUP_<i>_GPUS (id:<n>,slots:<k>), else 0..n-1.
+// How many devices the binary's runtime shows (the launcher asks a probe process: device_probe.h). No count: the
+// runtime gave none (no runtime, no driver, a probe that failed); why_unknown says why where the ranks will not
+// (a runtime's own refusal they report themselves).
+struct VisibleDevices {
+  std::optional<int> count;
+  std::string why_unknown;
+};
+
+// The devices when nothing chose them: 0..n-1, or, where the runtime shows at least one GPU but fewer than the
+// ranks, the ranks folded onto those it shows (rank i on GPU i % visible: one GPU makes the same-GPU pair), so a
+// node with fewer GPUs runs every case rather than SKIP it. Unknown or 0 visible: 0..n-1 (the ranks SKIP with the
+// runtime's own answer).
+std::vector<int> default_devices(int ranks, const VisibleDevices& visible, std::string* source);
+
+// Devices for ranks 0..n-1: --devices, else CTEST_RESOURCE_GROUP_<i>_GPUS (id:<n>,slots:<k>), else
+// default_devices() with what visible_fn answers (asked on that branch only; none given: unknown).
 // getenv is injectable for tests.
 Status resolve_devices(const Options& opts, int ranks, const std::function<const char*(const char*)>& getenv_fn,
-                       std::vector<int>* devices, std::string* source);
+                       std::vector<int>* devices, std::string* source,
+                       const std::function<VisibleDevices()>& visible_fn = {});
 // Ranks to run: --ranks, else the --devices count, else the CTest resource-group count, else 2.
 Status resolve_ranks(const Options& opts, const std::function<const char*(const char*)>& getenv_fn, int* ranks);
 
 // --- the rank flag ---------------------------------------------------------------------------------------------
 constexpr std::string_view kRankFlag = "--vmem-repro-rank=";
+// The other internal flag: the process only counts the runtime's devices for the launcher (device_probe.h).
+constexpr std::string_view kDeviceCountFlag = "--vmem-repro-count-devices";
 
 struct RankArgs {
   int rank = 0;

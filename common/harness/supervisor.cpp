@@ -53,14 +53,6 @@ constexpr size_t kMaxLine = 4000;
 // them; beyond this many, lines are dropped and counted.
 constexpr size_t kMaxPending = 4096;
 
-Status make_pipe(UniqueFd* r, UniqueFd* w) {
-  int p[2];
-  if (::pipe2(p, O_CLOEXEC) != 0) return Status::harness(errno_text("pipe2"));
-  r->reset(p[0]);
-  w->reset(p[1]);
-  return Status::pass();
-}
-
 // Async-signal-safe decimal for the child's exec-failure record.
 size_t format_uint(unsigned v, char* buf) {
   char tmp[16];
@@ -86,9 +78,18 @@ void close_all_but(const std::vector<std::pair<int, int>>& moves) {
     for (int fd = highest + 1; fd < 65536; ++fd) ::close(fd);
 }
 
-// Between fork and exec: async-signal-safe calls only, and never return into the launcher's code.
-[[noreturn]] void exec_rank(pid_t parent, pid_t pgid, const std::vector<std::pair<int, int>>& moves, const char* exe,
-                            char* const* argv, const std::string& exec_fail_head, const std::string& exec_fail_tail) {
+}  // namespace
+
+Status make_pipe(UniqueFd* r, UniqueFd* w) {
+  int p[2];
+  if (::pipe2(p, O_CLOEXEC) != 0) return Status::harness(errno_text("pipe2"));
+  r->reset(p[0]);
+  w->reset(p[1]);
+  return Status::pass();
+}
+
+[[noreturn]] void exec_child(pid_t parent, pid_t pgid, const std::vector<std::pair<int, int>>& moves, const char* exe,
+                             char* const* argv, const std::string& exec_fail_head, const std::string& exec_fail_tail) {
   ::setpgid(0, pgid);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(kChildSetupFailed);  // the launcher died before PDEATHSIG was armed
@@ -114,13 +115,17 @@ void close_all_but(const std::vector<std::pair<int, int>>& moves) {
   // keeps exactly 0-2, the status fd and its control sockets.
   close_all_but(moves);
   ::execv(exe, argv);
-  char num[16];
-  size_t n = format_uint(unsigned(errno), num);
-  (void)!::write(kStatusFd, exec_fail_head.data(), exec_fail_head.size());
-  (void)!::write(kStatusFd, num, n);
-  (void)!::write(kStatusFd, exec_fail_tail.data(), exec_fail_tail.size());
+  if (!exec_fail_head.empty()) {
+    char num[16];
+    size_t n = format_uint(unsigned(errno), num);
+    (void)!::write(kStatusFd, exec_fail_head.data(), exec_fail_head.size());
+    (void)!::write(kStatusFd, num, n);
+    (void)!::write(kStatusFd, exec_fail_tail.data(), exec_fail_tail.size());
+  }
   ::_exit(kChildSetupFailed);
 }
+
+namespace {
 
 std::string read_proc_line(pid_t pid, const char* what) {
   std::ifstream f("/proc/" + std::to_string(pid) + "/" + what);
@@ -303,7 +308,7 @@ Status Supervisor::spawn() {
 
     pid_t pid = ::fork();
     if (pid < 0) return Status::harness(errno_text("fork rank " + std::to_string(i)));
-    if (pid == 0) exec_rank(parent, pgid_, moves, plan_.exe.c_str(), argv, fail_head, fail_tail);
+    if (pid == 0) exec_child(parent, pgid_, moves, plan_.exe.c_str(), argv, fail_head, fail_tail);
     if (pgid_ == 0) pgid_ = pid;
     ::setpgid(pid, pgid_);  // also here, so the group exists before we might signal it
     r_->ranks[i].pid = pid;

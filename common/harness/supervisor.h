@@ -8,10 +8,12 @@
 #include <cstdint>
 #include <deque>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/kill_schedule.h"
 #include "harness/rank_record.h"
+#include "harness/scope_guard.h"
 #include "harness/status.h"
 #include "harness/wait_status.h"
 
@@ -74,6 +76,16 @@ struct CaseResult {
 std::vector<CaseResult> run_cases(const LaunchPlan& plan);
 // A plan of one case.
 CaseResult run_case(const LaunchPlan& plan);
+
+// A pipe, both ends close-on-exec.
+Status make_pipe(UniqueFd* r, UniqueFd* w);
+
+// The child side of every process the launcher starts (a rank, the device probe), between fork and exec: in process
+// group pgid (0: its own), killed with the launcher (PDEATHSIG), default signal dispositions, and exactly the fds
+// of `moves` (from -> to) open, then exec. Async-signal-safe; never returns. Where exec fails, exec_fail_head,
+// errno and exec_fail_tail go to fd 3 (a rank's status fd; nothing when the head is empty), and the exit code is 99.
+[[noreturn]] void exec_child(pid_t parent, pid_t pgid, const std::vector<std::pair<int, int>>& moves, const char* exe,
+                             char* const* argv, const std::string& exec_fail_head, const std::string& exec_fail_tail);
 
 // Decides result->verdict and ->detail from the rank outcomes (pure; unit-tested).
 void decide_verdict(CaseResult* result, double timeout_s);
