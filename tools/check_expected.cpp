@@ -25,6 +25,7 @@
 #include "compare.h"
 #include "flags.h"
 #include "harness/text.h"
+#include "health_line.h"
 #include "prom.h"
 #include "report.h"
 #include "run_records.h"
@@ -45,7 +46,9 @@ const char kSynopsis[] =
     "       check_expected --cases LIST.json [--with-opt-in]\n"
     "       check_expected --report-md FILE --summary SUMMARY.json --launches N --took SECONDS --modelled SECONDS\n"
     "                      --concurrency TEXT [--note TEXT]...\n"
-    "       check_expected --bisect expected|pass --results DIR [--table FILE] --case BINARY.CASE...\n";
+    "       check_expected --bisect expected|pass --results DIR [--table FILE] --case BINARY.CASE...\n"
+    "       check_expected --health-line [--summary SUMMARY.json] [--exit N] [--took S] [--overran B] "
+    "[--require-gpu]\n";
 const char kModeHelp[] =
     "  (compare)    every run record of --results against --table; prints a row per case and pair, writes the\n"
     "               outputs asked for; --plan: the cases (and GPU pairs) that must have left records; --lists:\n"
@@ -61,6 +64,8 @@ const char kModeHelp[] =
     "  --bisect     a git bisect step's judgement of each --case's record in DIR: good (as expected on this node\n"
     "               per --table, or PASS), bad, or skip (SKIP, HARNESS, usage, no record); one line each, then\n"
     "               `bisect: good|bad|skip ...`; exit 0 good, 1 bad, 125 skip (git bisect's codes)\n"
+    "  --health-line scripts/health-check's one line (a drain reason) from SUMMARY.json and the triage's --exit;\n"
+    "               exit 0 healthy, 1 unhealthy (or --overran: stopped at B s), 77 no GPU case ran, 99 no summary\n"
     "Exit: 0 all as expected, 1 a CHANGED row or a table problem, 2 a bad command line or table, 77 (with\n"
     "--gpu-run-required) nothing differs but no GPU case ran, 99 an input that could not be read or an output that\n"
     "could not be written.\n";
@@ -279,8 +284,11 @@ struct Mode {
   const char* flag;
   int (*run)(const std::vector<std::string>& args);
 };
-const Mode kModes[] = {
-    {"--record", record_mode}, {"--cases", cases_mode}, {"--report-md", report_mode}, {"--bisect", bisect_mode}};
+const Mode kModes[] = {{"--record", record_mode},
+                       {"--cases", cases_mode},
+                       {"--report-md", report_mode},
+                       {"--bisect", bisect_mode},
+                       {"--health-line", health_line_mode}};
 
 }  // namespace
 

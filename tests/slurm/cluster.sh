@@ -2,7 +2,7 @@
 # A real Slurm cluster on this one machine, for the fleet tests: munge, slurmctld and N slurmd (nodes n1..nN, all
 # on localhost), each node declaring 2 fake GPUs through GRES (character devices made with mknod). Everything lives
 # in DIR (config, state, logs, pids); every daemon is stopped by its pid. Needs root and Debian's slurmctld, slurmd,
-# slurm-client and munge.
+# slurm-client and munge. VMR_SLURM_EXTRA_CONF: more slurm.conf lines (e.g. HealthCheckProgram=...).
 #   cluster.sh up DIR N      prints "export SLURM_CONF=DIR/slurm.conf" once the N nodes are idle
 #   cluster.sh down DIR      stops every daemon it started, by pid
 #   cluster.sh kill DIR NODE stops one node's slurmd (SIGKILL), as a node dying mid-run
@@ -74,6 +74,7 @@ port=${VMR_SLURM_PORT:-$((20000 + RANDOM % 20000))}
   echo "SlurmctldLogFile=$dir/log/slurmctld.log"
   echo "SlurmdLogFile=$dir/log/slurmd-%n.log"
   echo "GresTypes=gpu"
+  [ -z "${VMR_SLURM_EXTRA_CONF-}" ] || printf '%s\n' "$VMR_SLURM_EXTRA_CONF"
   for ((i = 1; i <= n; i++)); do
     echo "NodeName=n$i NodeHostname=localhost NodeAddr=127.0.0.1 Port=$((port + i)) CPUs=$cpus Gres=gpu:2 State=UNKNOWN"
   done

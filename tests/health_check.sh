@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# scripts/health-check without a scheduler (tests/slurm/health_check_test.sh runs it under a real slurmd), the host
+# baseline standing for GPUs (VMR_FAKE_GPUS):
+#   1. healthy: exit 0, one line on stdout, the GPUs counted; the timing on stderr
+#   2. a case made different: exit 1, the line names it, its pair and "(+N more)" for the other CHANGED rows
+#   3. no GPU case: exit 77, with --require-gpu exit 1 and the same line
+#   4. not built: exit 99, no folder; a bad command line: exit 2
+#   5. the budget: a triage that hangs and ignores SIGTERM (and its child) is killed, exit 1 within the budget
+#   6. --drain against a scontrol stand-in: drain on 1, resume only our own drain on 0, never someone else's, nothing
+#      on 77; a failing scontrol is exit 99
+#   7. the newest 3 folders are kept, nothing else in the root is touched
+#   8. the NHC check (scripts/nhc/vmem_repro.nhc) in a stand-in NHC: die 1 "<line>" on 1, passes on 0, 77 and 99
+#   usage: health_check.sh REPO BUILD_DIR WORK_DIR
+set -uo pipefail
+repo=$1 build=$2 work=$3
+rm -rf "$work" && mkdir -p "$work"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+hc=$repo/scripts/health-check
+export BUILD_DIR=$build VMR_HEALTH_ROOT=$work/health
+unset VMR_FAKE_GPUS VMR_FORCE_FAIL SLURMD_NODENAME
+# run NAME [ENV=V...] -- ARGS: health-check's stdout in NAME.out, stderr in NAME.err, exit in $rc.
+run() {
+  local name=$1 envs=()
+  shift
+  while [ "$1" != -- ]; do envs+=("$1"); shift; done
+  shift
+  env "${envs[@]+"${envs[@]}"}" "$hc" "$@" >"$work/$name.out" 2>"$work/$name.err"
+  rc=$?
+  [ "$(wc -l <"$work/$name.out")" = 1 ] || fail "$name: stdout is not one line: $(cat "$work/$name.out")"
+  line=$(cat "$work/$name.out")
+}
+changed_rows() { grep -o '"status":"CHANGED"' "$(sed -n 's/.*; results: //p' "$work/$1.err")/triage/summary.json" | wc -l; }
+
+# 1. Healthy.
+run healthy VMR_FAKE_GPUS=2 -- --budget 30
+[ $rc = 0 ] || fail "healthy: exit $rc: $line"
+[[ "$line" =~ ^vmem-repro:\ OK,\ [1-9][0-9]*\ case\ runs\ as\ expected\ on\ 2\ GPU\(s\)\ in\ [0-9.]+\ s$ ]] || fail "healthy line: $line"
+grep -q '^health-check: exit 0 in [0-9.]* s (budget 30 s, triage limit 25 s, per-run --timeout 10 s; .*; plan: .*modelled time' \
+  "$work/healthy.err" || fail "healthy: no timing line on stderr: $(cat "$work/healthy.err")"
+echo "healthy: $line"
+
+# 2. One case made different.
+run odd VMR_FAKE_GPUS=2 VMR_FORCE_FAIL=repro_host_shm.atomics --
+[ $rc = 1 ] || fail "a failing case: exit $rc: $line"
+[[ "$line" =~ ^vmem-repro:\ repro_host_shm\.atomics\ FAIL\ [01]-\>[01]\ \(expected\ PASS\)\ \(\+([0-9]+)\ more\):\ forced ]] ||
+  fail "a failing case's line: $line"
+[ $((BASH_REMATCH[1] + 1)) = "$(changed_rows odd)" ] || fail "'+${BASH_REMATCH[1]} more' but $(changed_rows odd) CHANGED rows"
+echo "odd: $line"
+
+# 3. No GPU case: the host baseline runs as itself, GPU binaries (where built) skip.
+run cpu_only --
+[ $rc = 77 ] || fail "no GPU: exit $rc: $line"
+[[ "$line" == "vmem-repro: no GPU case could run here ("* ]] || fail "no GPU line: $line"
+no_gpu_line=$line
+run cpu_only_required -- --require-gpu
+[ $rc = 1 ] && [ "$line" = "$no_gpu_line" ] || fail "--require-gpu without GPUs: exit $rc: $line"
+echo "cpu only: $line"
+
+# 4. Not built; bad command lines.
+run unbuilt BUILD_DIR="$work/no-build" VMR_HEALTH_ROOT="$work/unbuilt-root" --
+[ $rc = 99 ] && [ "$line" = "vmem-repro: the health check could not run (not built)" ] || fail "not built: exit $rc: $line"
+[ ! -e "$work/unbuilt-root" ] || fail "not built: a results folder was made"
+for args in "--budget 5" "--budget 50s" "--budget 4000" "--node" "--bogus"; do
+  # shellcheck disable=SC2086
+  "$hc" $args >/dev/null 2>&1 </dev/null
+  r=$?
+  [ $r = 2 ] || fail "health-check $args: exit $r, want 2"
+done
+
+# 5. The budget: a copy of the scripts whose triage hangs, ignoring SIGTERM, with a child that does too.
+mkdir -p "$work/tree"
+cp -r "$repo/scripts" "$work/tree/"
+cat >"$work/tree/scripts/triage" <<EOF
+#!/usr/bin/env bash
+trap '' TERM
+sleep 300 &
+echo \$! >"$work/hung.pid"
+sleep 300
+EOF
+t0=$(date +%s%N)
+env VMR_FAKE_GPUS=2 "$work/tree/scripts/health-check" --budget 10 >"$work/hung.out" 2>"$work/hung.err"
+rc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+[ $rc = 1 ] && [ "$(cat "$work/hung.out")" = "vmem-repro: health check did not finish in 10 s (GPU runs hung?)" ] ||
+  fail "a hung triage: exit $rc: $(cat "$work/hung.out" "$work/hung.err")"
+[ "$ms" -lt 10000 ] || fail "a hung triage took $ms ms, past the budget of 10 s"
+# Gone, or a zombie waiting for init to reap it (killed, but its parent died first).
+left=$(awk '{ print $3 }' "/proc/$(cat "$work/hung.pid")/stat" 2>/dev/null)
+[ -z "$left" ] || [ "$left" = Z ] || fail "the hung triage's child is still running (state $left)"
+[ "$(cat "$work/hung.err" | wc -l)" = 1 ] || fail "a hung triage: more than the timing on stderr: $(cat "$work/hung.err")"
+echo "hung triage: stopped in $ms ms (budget 10 s)"
+
+# 6. --drain: a scontrol stand-in that prints a node as `scontrol show node` does (Slurm 22.05) and logs updates.
+mkdir -p "$work/bin"
+cat >"$work/bin/scontrol" <<EOF
+#!/usr/bin/env bash
+case "\$1" in
+  show) [ -z "\${FAKE_SHOW_FAIL-}" ] || { echo "slurm_load_node error: Unable to contact slurm controller" >&2; exit 1; }
+        echo "NodeName=\$3 Arch=x86_64 CoresPerSocket=1"
+        echo "   State=\$FAKE_STATE ThreadsPerCore=1 TmpDisk=0 Weight=1 Owner=N/A MCS_label=N/A"
+        [ -z "\${FAKE_REASON-}" ] || echo "   Reason=\$FAKE_REASON [root@2026-11-30T10:00:00]" ;;
+  update) echo "\$*" >>"$work/scontrol.log"
+          [ -z "\${FAKE_UPDATE_FAIL-}" ] || { echo "slurm_update error: Invalid node state specified" >&2; exit 1; } ;;
+esac
+EOF
+chmod +x "$work/bin/scontrol"
+# drain CASE STATE REASON WANT_RC WANT_UPDATE [ENV...]: one --drain run on node n7; WANT_UPDATE is the logged update
+# ("" for none).
+drain() {
+  local name=$1 state=$2 reason=$3 want_rc=$4 want=$5
+  shift 5
+  : >"$work/scontrol.log"
+  run "drain-$name" PATH="$work/bin:$PATH" FAKE_STATE="$state" FAKE_REASON="$reason" "$@" -- --drain --node n7
+  [ $rc = "$want_rc" ] || fail "--drain $name: exit $rc, want $want_rc: $line $(cat "$work/drain-$name.err")"
+  [ "$(cat "$work/scontrol.log")" = "$want" ] || fail "--drain $name: scontrol calls '$(cat "$work/scontrol.log")', want '$want'"
+}
+bad=(VMR_FAKE_GPUS=2 VMR_FORCE_FAIL=repro_host_shm.atomics)
+drain idle-unhealthy IDLE "" 1 "update NodeName=n7 State=DRAIN Reason=$(cat "$work/odd.out")" "${bad[@]}"
+drain ours-unhealthy IDLE+DRAIN "vmem-repro: older" 1 "update NodeName=n7 State=DRAIN Reason=$(cat "$work/odd.out")" "${bad[@]}"
+drain ours-same IDLE+DRAIN "$(cat "$work/odd.out")" 1 "" "${bad[@]}"
+drain theirs-unhealthy IDLE+DRAIN "maintenance" 1 "" "${bad[@]}"
+grep -q 'already drained by someone else (maintenance)' "$work/drain-theirs-unhealthy.err" || fail "someone else's drain is not named"
+drain ours-healthy IDLE+DRAIN "vmem-repro: repro_host_shm.atomics FAIL 0->1" 0 "update NodeName=n7 State=RESUME" VMR_FAKE_GPUS=2
+drain theirs-healthy IDLE+DRAIN "maintenance vmem-repro: x" 0 "" VMR_FAKE_GPUS=2
+drain idle-healthy IDLE "" 0 "" VMR_FAKE_GPUS=2
+drain ours-no-gpu IDLE+DRAIN "vmem-repro: x" 77 ""
+drain update-fails IDLE "" 99 "update NodeName=n7 State=DRAIN Reason=$(cat "$work/odd.out")" "${bad[@]}" FAKE_UPDATE_FAIL=1
+grep -q 'scontrol update NodeName=n7 State=DRAIN failed: slurm_update error' "$work/drain-update-fails.err" ||
+  fail "a failed scontrol update is not reported"
+[ "$line" = "$(cat "$work/odd.out")" ] || fail "a failed drain changed the line: $line"
+drain show-fails IDLE "" 99 "" VMR_FAKE_GPUS=2 FAKE_SHOW_FAIL=1
+# The node: --node, else SLURMD_NODENAME (slurmd sets it), else hostname -s.
+: >"$work/scontrol.log"
+run drain-env PATH="$work/bin:$PATH" FAKE_STATE=IDLE SLURMD_NODENAME=n9 "${bad[@]}" -- --drain
+grep -q '^update NodeName=n9 State=DRAIN ' "$work/scontrol.log" || fail "SLURMD_NODENAME is not the node: $(cat "$work/scontrol.log")"
+echo "drain: drains on 1, resumes only its own drains on 0, leaves someone else's drain alone"
+
+# 7. Pruning: the newest 3 of its own folders stay; other files in the root are not its to delete.
+mkdir -p "$work/health/keep-me" "$work/health/health-20000101T000000.000000000Z-999999999"
+for i in 1 2 3; do run "prune$i" VMR_FAKE_GPUS=2 -- ; done
+[ "$(find "$work/health" -mindepth 1 -maxdepth 1 -name 'health-*' | wc -l)" = 3 ] ||
+  fail "not 3 folders kept: $(ls "$work/health")"
+[ -d "$work/health/keep-me" ] || fail "pruning deleted a folder not its own"
+[ ! -e "$work/health/health-20000101T000000.000000000Z-999999999" ] || fail "the oldest folder was kept"
+for i in 1 2 3; do
+  [ -d "$(sed -n 's/.*; results: //p' "$work/prune$i.err")" ] || fail "the newest folder $i was deleted"
+done
+
+# 8. NHC: the check in a stand-in of NHC's shell (die and log record their arguments; NHC is not in Debian 12).
+nhc() {
+  env "$@" bash -c '
+    set -u
+    die() { echo "die $*" >>"$NHC_CALLS"; return 0; }
+    log() { echo "log $*" >>"$NHC_CALLS"; }
+    source "$1/scripts/nhc/vmem_repro.nhc"
+    before=$(set -o)
+    check_vmem_repro; rc=$?
+    [ "$before" = "$(set -o)" ] || echo "shell options changed" >>"$NHC_CALLS"
+    echo "return $rc" >>"$NHC_CALLS"' nhc "$repo" 2>/dev/null
+}
+nhc NHC_CALLS="$work/nhc-healthy.calls" VMEM_REPRO_DIR="$repo" VMEM_REPRO_BUILD_DIR="$build" VMR_FAKE_GPUS=2
+nhc NHC_CALLS="$work/nhc-odd.calls" VMEM_REPRO_DIR="$repo" VMEM_REPRO_BUILD_DIR="$build" "${bad[@]}"
+nhc NHC_CALLS="$work/nhc-cpu_only.calls" VMEM_REPRO_DIR="$repo" VMEM_REPRO_BUILD_DIR="$build"
+nhc NHC_CALLS="$work/nhc-unbuilt.calls" VMEM_REPRO_DIR="$repo" VMEM_REPRO_BUILD_DIR="$work/no-build"
+nhc NHC_CALLS="$work/nhc-strict.calls" VMEM_REPRO_DIR="$repo" VMEM_REPRO_BUILD_DIR="$work/no-build" VMEM_REPRO_STRICT=1
+[ "$(cat "$work/nhc-healthy.calls")" = "return 0" ] || fail "NHC, healthy: $(cat "$work/nhc-healthy.calls")"
+[ "$(head -n 1 "$work/nhc-odd.calls")" = "die 1 $(cat "$work/odd.out")" ] && [ "$(tail -n 1 "$work/nhc-odd.calls")" = "return 1" ] ||
+  fail "NHC, a failing case: $(cat "$work/nhc-odd.calls")"
+[ "$(cat "$work/nhc-cpu_only.calls")" = "return 0" ] || fail "NHC, no GPU: $(cat "$work/nhc-cpu_only.calls")"
+grep -q '^log check_vmem_repro: vmem-repro: the health check could not run (not built) (exit 99' "$work/nhc-unbuilt.calls" &&
+  [ "$(tail -n 1 "$work/nhc-unbuilt.calls")" = "return 0" ] || fail "NHC, not built: $(cat "$work/nhc-unbuilt.calls")"
+[ "$(head -n 1 "$work/nhc-strict.calls")" = "die 1 vmem-repro: the health check could not run (not built)" ] ||
+  fail "NHC, not built, strict: $(cat "$work/nhc-strict.calls")"
+echo "nhc: die 1 on a difference, passes on healthy, no GPU and (unless strict) a broken suite"
+echo "health_check: all checks passed"

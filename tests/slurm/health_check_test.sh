@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# scripts/health-check as a real slurmd's HealthCheckProgram (munge, slurmctld and 3 slurmd on this machine,
+# HealthCheckInterval=5), the host baseline standing for 2 GPUs per node (VMR_FAKE_GPUS) through a wrapper that
+# runs `health-check --drain` as a site would (setting BUILD_DIR and SLURM_CONF; slurmd gives no PATH):
+#   1. the node made different (n2: VMR_FORCE_FAIL) is drained with the health check's line as its Reason; n1 and
+#      n3 stay idle with no reason, over several periodic runs;
+#   2. n2 made healthy again (a flag file the wrapper reads) is resumed by the check (our own drain);
+#   3. a node drained by someone else ("maintenance") is neither resumed when healthy (n3) nor re-drained with our
+#      reason when unhealthy (n1).
+# Every wait is bounded; the cluster is stopped on every path. Prints the timings. Skips (77) without root or Slurm.
+#   usage: health_check_test.sh REPO BUILD_DIR WORK_DIR
+set -uo pipefail
+repo=$1 build=$2 work=$3
+rm -rf "$work" && mkdir -p "$work"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+cluster=$work/cluster
+interval=5
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# The HealthCheckProgram: one line per run in hc-<node>.log ("<start ms> <end ms> rc=<exit> PATH=set|unset <line>").
+cat >"$work/hc-wrapper.sh" <<EOF
+#!/usr/bin/env bash
+node=\${SLURMD_NODENAME:-none}
+export SLURM_CONF=$cluster/slurm.conf BUILD_DIR=$build VMR_FAKE_GPUS=2 VMR_HEALTH_ROOT=$work/health/\$node
+if [ -e "$work/\$node-fail" ] || { [ "\$node" = n2 ] && [ ! -e "$work/n2-healthy" ]; }; then
+  export VMR_FORCE_FAIL=repro_host_shm.atomics
+fi
+start=\$((\$(date +%s%N) / 1000000))
+line=\$("$repo/scripts/health-check" --drain --budget 20 2>>"$work/hc-\$node.err")
+rc=\$?
+# (bash fills in a PATH of its own where none is given, but does not export it: env tells)
+path=\$(env | grep -q '^PATH=' && echo set || echo unset)
+echo "\$start \$((\$(date +%s%N) / 1000000)) rc=\$rc PATH=\$path \$line" >>"$work/hc-\$node.log"
+EOF
+chmod +x "$work/hc-wrapper.sh"
+
+t0=$(now_ms)
+export VMR_SLURM_EXTRA_CONF="HealthCheckProgram=$work/hc-wrapper.sh
+HealthCheckInterval=$interval"
+up=$(bash "$repo/tests/slurm/cluster.sh" up "$cluster" 3); rc=$?
+[ $rc = 77 ] && { echo "not run: $(bash "$repo/tests/slurm/cluster.sh" up "$cluster" 3 2>&1 | tail -1)"; exit 77; }
+trap 'bash "$repo/tests/slurm/cluster.sh" down "$cluster"' EXIT
+[ $rc = 0 ] || fail "the Slurm cluster did not come up"
+eval "$up"
+t_up=$(now_ms)
+echo "slurm up in $((t_up - t0)) ms"
+
+state_of() { scontrol show node "$1" | grep -oE '(^|[[:space:]])State=[^[:space:]]+' | head -n 1 | sed 's/.*State=//'; }
+reason_of() { scontrol show node "$1" | sed -n 's/^[[:space:]]*Reason=//p' | sed -E 's/ \[[^]@]*@[^]]*\]$//'; }
+runs_of() { cat "$work/hc-$1.log" 2>/dev/null | wc -l; }
+# wait_for SECONDS COMMAND...: polls every 0.2 s; fails when the time is up.
+wait_for() {
+  local limit=$(($(now_ms) + $1 * 1000))
+  shift
+  until "$@"; do
+    [ "$(now_ms)" -lt "$limit" ] || return 1
+    sleep 0.2
+  done
+}
+drained() { [[ "$(state_of "$1")" == *DRAIN* ]]; }
+resumed() { [[ "$(state_of "$1")" != *DRAIN* ]]; }
+runs_at_least() { [ "$(runs_of "$1")" -ge "$2" ]; }
+idle() { [ "$(state_of "$1")" = IDLE ] && [ -z "$(reason_of "$1")" ]; }
+undrained() { [[ "$(state_of "$1")" != *DRAIN* ]] && [ -z "$(reason_of "$1")" ]; }
+
+# slurmd runs the program once before it registers: where that run drained n2 already, the first look shows it.
+first_look=$(state_of n2)
+echo "n2 at the first look after the cluster came up: $first_look (its startup run: $(head -n 1 "$work/hc-n2.log" 2>/dev/null | cut -d' ' -f3))"
+
+# 1. n2 drained with the line as its reason; n1 and n3 stay idle over 2 periodic runs each.
+wait_for 30 drained n2 || fail "n2 was not drained: $(state_of n2); runs: $(cat "$work/hc-n2.log" "$work/hc-n2.err" 2>/dev/null)"
+t_drained=$(now_ms)
+last_n2=$(grep ' rc=1 ' "$work/hc-n2.log" | tail -n 1 | cut -d' ' -f5-)
+[[ "$last_n2" == "vmem-repro: repro_host_shm.atomics FAIL "* ]] || fail "n2's health line: $last_n2"
+[ "$(reason_of n2)" = "$last_n2" ] || fail "n2's Reason '$(reason_of n2)' is not the health line '$last_n2'"
+grep -q ' rc=1 PATH=unset ' "$work/hc-n2.log" || fail "slurmd gave the program a PATH after all: $(cat "$work/hc-n2.log")"
+echo "n2 drained $((t_drained - t_up)) ms after the cluster came up; Reason=$(reason_of n2)"
+for n in n1 n3; do
+  wait_for 30 runs_at_least "$n" 3 || fail "$n: fewer than 3 health checks in 30 s: $(cat "$work/hc-$n.log")"
+  undrained "$n" || fail "$n: $(state_of "$n") '$(reason_of "$n")'"
+  grep -q ' rc=0 PATH=unset vmem-repro: OK, ' "$work/hc-$n.log" || fail "$n's runs: $(cat "$work/hc-$n.log")"
+done
+echo "n1, n3 idle after $(runs_of n1), $(runs_of n3) health checks"
+
+# 2. n2 healthy again: the check resumes its own drain.
+touch "$work/n2-healthy"
+t_fixed=$(now_ms)
+wait_for $((interval * 4)) resumed n2 || fail "n2 was not resumed: $(state_of n2) '$(reason_of n2)'; $(tail -n 2 "$work/hc-n2.log")"
+t_resumed=$(now_ms)
+# (a resumed node reads IDLE+NOT_RESPONDING until slurmctld's next word with its slurmd: measured 0.2 s)
+wait_for 10 idle n2 || fail "n2 after resume: $(state_of n2) '$(reason_of n2)'"
+echo "n2 resumed $((t_resumed - t_fixed)) ms after it was made healthy (interval $interval s)"
+
+# 3. Someone else's drain: n3 healthy and n1 failing, both drained for maintenance; 2 more runs each change nothing.
+scontrol update NodeName=n3 State=DRAIN Reason="maintenance" || fail "scontrol could not drain n3"
+touch "$work/n1-fail"
+scontrol update NodeName=n1 State=DRAIN Reason="maintenance" || fail "scontrol could not drain n1"
+r1=$(runs_of n1) r3=$(runs_of n3)
+wait_for $((interval * 5)) runs_at_least n1 $((r1 + 2)) && wait_for $((interval * 5)) runs_at_least n3 $((r3 + 2)) ||
+  fail "fewer than 2 more health checks on n1 and n3"
+for n in n1 n3; do
+  drained "$n" && [ "$(reason_of "$n")" = maintenance ] || fail "$n's maintenance drain changed: $(state_of "$n") '$(reason_of "$n")'"
+done
+tail -n 1 "$work/hc-n1.log" | grep -q ' rc=1 ' || fail "n1 did not fail its checks: $(tail -n 1 "$work/hc-n1.log")"
+grep -q 'already drained by someone else (maintenance)' "$work/hc-n1.err" || fail "n1: someone else's drain is not reported"
+echo "n1 (failing) and n3 (healthy) kept their maintenance drains over 2 more health checks each"
+
+durations=$(cat "$work"/hc-n*.log | awk '{ d = $2 - $1; s += d; if (d > m) m = d } END { printf "%d runs, mean %d ms, max %d ms", NR, s / NR, m }')
+echo "health checks under slurmd: $durations"
+bash "$repo/tests/slurm/cluster.sh" down "$cluster"
+trap - EXIT
+left=$(pgrep -f "$cluster" | wc -l)
+[ "$left" = 0 ] || fail "$left process(es) of the cluster left running"
+echo "health check against Slurm: all checks passed in $(($(now_ms) - t0)) ms"

@@ -1,0 +1,166 @@
+#include "health_line.h"
+
+#include <cstdio>
+#include <set>
+
+#include "flags.h"
+#include "harness/text.h"
+
+namespace vmr_tools {
+
+using namespace vmr;
+
+namespace {
+
+// The GPU indices of a pair or mesh ("0-1-2" -> 0, 1, 2); empty for a host row or anything else.
+std::vector<std::string> gpus_of(const std::string& pair) {
+  std::vector<std::string> out;
+  for (auto part : split(pair, '-')) {
+    int64_t index = 0;
+    if (!parse_int64(part, &index)) return {};
+    out.emplace_back(part);
+  }
+  return out.size() >= 2 ? out : std::vector<std::string>{};
+}
+
+bool ran(const Row& r) { return !r.not_run && r.observed != "SKIP"; }
+
+// What a row observed, in words where check_expected writes a sign: "-" is a planned run that left no record, "?"
+// a record that could not be read.
+std::string observed_text(const Row& r) {
+  if (r.observed == "-") return "NO RECORD";
+  if (r.observed == "?") return "UNREADABLE RECORD";
+  return r.observed;
+}
+
+std::string row_line(const Row& r, int others) {
+  std::string line = "vmem-repro: " + r.name + " " + observed_text(r);
+  if (const std::string where = pair_text(r.pair); !where.empty()) line += " " + where;
+  line += r.expected == "-" ? " (no expected verdict)" : " (expected " + r.expected + ")";
+  // Before the detail, so that the cut to 200 bytes never takes the count of the other rows.
+  if (others > 0) line += " (+" + std::to_string(others) + " more)";
+  if (!r.detail.empty()) line += ": " + r.detail;
+  return line;
+}
+
+// Why nothing could run: the first skipped run's own reason, else what the first row not run says in its
+// parentheses ("not run (binary not built here)").
+std::string nothing_ran_reason(const Summary& s) {
+  for (const auto& r : s.rows)
+    if (r.observed == "SKIP" && !r.detail.empty()) return r.detail;
+  for (const auto& r : s.rows) {
+    if (!r.not_run) continue;
+    const std::string_view why = r.result;
+    const std::string_view prefix = "not run (";
+    if (why.substr(0, prefix.size()) == prefix && why.back() == ')')
+      return r.name + ": " + std::string(why.substr(prefix.size(), why.size() - prefix.size() - 1));
+    return r.name + ": " + r.result;
+  }
+  return "no GPU case in the summary";
+}
+
+HealthVerdict verdict(Health h, const std::string& line) { return {h, reason_safe(line)}; }
+
+// A node where no GPU case could run: not this check's to drain (a CPU-only node), unless GPUs are required.
+Health when_nothing_ran(const HealthRun& run) { return run.require_gpu ? Health::Unhealthy : Health::NothingRan; }
+
+}  // namespace
+
+std::string pair_text(const std::string& pair) {
+  const std::vector<std::string> gpus = gpus_of(pair);
+  if (gpus.size() == 2) return gpus[0] + "->" + gpus[1];
+  if (gpus.size() > 2) return "mesh " + pair;
+  return pair;  // a host row's "" (anything else as it is)
+}
+
+const Row* first_differing_row(const Summary& s) {
+  const Row* first = nullptr;
+  for (const auto& r : s.rows) {
+    if (!r.changed) continue;
+    if (gpus_of(r.pair).size() == 2) return &r;
+    if (!first) first = &r;
+  }
+  return first;
+}
+
+std::string reason_safe(std::string_view text, size_t max_bytes) {
+  std::string out;
+  for (char ch : text) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    if (c == '"' || c == '\'' || c == '`') continue;
+    const char safe = c < 0x20 || c == 0x7f ? ' ' : c >= 0x80 ? '?' : ch;
+    if (safe == ' ' && (out.empty() || out.back() == ' ')) continue;
+    out += safe;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  if (out.size() > max_bytes) out = out.substr(0, max_bytes >= 3 ? max_bytes - 3 : 0) + "...";
+  return out;
+}
+
+HealthVerdict judge_health(const Summary* s, const std::string& unreadable_why, const HealthRun& run) {
+  if (!run.overran.empty())
+    return verdict(Health::Unhealthy,
+                   "vmem-repro: health check did not finish in " + run.overran + " s (GPU runs hung?)");
+  const int e = run.triage_exit;
+  if (e != -1 && e != 0 && e != 1 && e != 77)
+    return verdict(Health::Broken,
+                   "vmem-repro: the health check could not run (triage exit " + std::to_string(e) + ")");
+  if (!s && e == 77)
+    return verdict(when_nothing_ran(run), "vmem-repro: no GPU case could run here (the triage wrote no summary)");
+  if (!s) return verdict(Health::Broken, "vmem-repro: the health check could not run (" + unreadable_why + ")");
+  int differing = 0;
+  for (const auto& r : s->rows) differing += r.changed ? 1 : 0;
+  if (const Row* r = first_differing_row(*s)) return verdict(Health::Unhealthy, row_line(*r, differing - 1));
+  if (s->problems > 0)
+    return verdict(Health::Unhealthy, "vmem-repro: " + std::to_string(s->problems) +
+                                          " table problem(s): expected/verdicts.md does not fit this build");
+  if (e == 1)
+    return verdict(Health::Unhealthy,
+                   "vmem-repro: the triage found a difference (exit 1) that its summary does not name");
+  std::set<std::string> gpus;
+  int as_expected = 0;
+  for (const auto& r : s->rows) {
+    if (!ran(r)) continue;
+    ++as_expected;
+    for (const auto& g : gpus_of(r.pair)) gpus.insert(g);
+  }
+  if (e == 77 || gpus.empty())
+    return verdict(when_nothing_ran(run), "vmem-repro: no GPU case could run here (" + nothing_ran_reason(*s) + ")");
+  return verdict(Health::Healthy, "vmem-repro: OK, " + std::to_string(as_expected) + " case runs as expected on " +
+                                      std::to_string(gpus.size()) + " GPU(s)" +
+                                      (run.took.empty() ? "" : " in " + run.took + " s"));
+}
+
+int health_line_mode(const std::vector<std::string>& args) {
+  bool mode = false;
+  HealthRun run;
+  std::string summary_path, exit_text;
+  Flags f;
+  f.values = {{"--summary", &summary_path}, {"--exit", &exit_text}, {"--took", &run.took}, {"--overran", &run.overran}};
+  f.switches = {{"--health-line", &mode}, {"--require-gpu", &run.require_gpu}};
+  double seconds = 0;
+  if (!parse_flags(args, f) || (summary_path.empty() && run.overran.empty()) ||
+      (!exit_text.empty() && !parse_int(exit_text, 0, 255, &run.triage_exit)) ||
+      (!run.took.empty() && !parse_seconds(run.took, &seconds)) ||
+      (!run.overran.empty() && !parse_seconds(run.overran, &seconds))) {
+    std::fputs(
+        "usage: check_expected --health-line [--summary SUMMARY.json] [--exit N] [--took S] [--overran B] "
+        "[--require-gpu]\n",
+        stderr);
+    return 2;
+  }
+  Summary s;
+  std::string text, why;
+  bool readable = false;
+  if (run.overran.empty()) {
+    Status st = read_file(summary_path, &text) ? read_summary_json(text, summary_path, &s)
+                                               : Status::harness("cannot read " + summary_path);
+    readable = st.ok();
+    why = st.detail;
+  }
+  const HealthVerdict v = judge_health(readable ? &s : nullptr, why, run);
+  std::printf("%s\n", v.line.c_str());
+  return static_cast<int>(v.health);
+}
+
+}  // namespace vmr_tools
