@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/health-check without a scheduler (tests/slurm/health_check_test.sh runs it under a real slurmd), the host
 # baseline standing for GPUs (VMR_FAKE_GPUS):
-#   1. healthy: exit 0, one line on stdout, the GPUs counted; the timing on stderr
+#   1. healthy: exit 0, one line on stdout, the GPUs counted; the timing on stderr; --prom reaches the triage
 #   2. a case made different: exit 1, the line names it, its pair and "(+N more)" for the other CHANGED rows
 #   3. no GPU case: exit 77, with --require-gpu exit 1 and the same line
 #   4. not built: exit 99, no folder; a bad command line: exit 2
@@ -32,8 +32,11 @@ run() {
 changed_rows() { grep -o '"status":"CHANGED"' "$(sed -n 's/.*; results: //p' "$work/$1.err")/triage/summary.json" | wc -l; }
 
 # 1. Healthy.
-run healthy VMR_FAKE_GPUS=2 -- --budget 30
+run healthy VMR_FAKE_GPUS=2 -- --budget 30 --prom "$work/healthy.prom"
 [ $rc = 0 ] || fail "healthy: exit $rc: $line"
+grep -qx 'vmem_repro_triage_outcome{outcome="as_expected"} 1' "$work/healthy.prom" &&
+  grep -q '^vmem_repro_case_verdict{case="repro_host_shm.atomics",.*devices="1-1".*} 0$' "$work/healthy.prom" ||
+  fail "healthy: --prom did not reach the triage: $(head -c 300 "$work/healthy.prom" 2>&1)"
 [[ "$line" =~ ^vmem-repro:\ OK,\ [1-9][0-9]*\ case\ runs\ as\ expected\ on\ 2\ GPU\(s\)\ in\ [0-9.]+\ s$ ]] || fail "healthy line: $line"
 grep -q '^health-check: exit 0 in [0-9.]* s (budget 30 s, triage limit 25 s, per-run --timeout 10 s; .*; plan: .*modelled time' \
   "$work/healthy.err" || fail "healthy: no timing line on stderr: $(cat "$work/healthy.err")"
