@@ -182,3 +182,75 @@ TEST(DeviceProbe, CrashedProbeKeepsTheDefaults) {
       std::string::npos)
       << record_source(run.record);
 }
+
+// Ctrl-C while the probe starts a runtime: the probe is stopped at once (not at its deadline), and says why.
+TEST(DeviceProbe, AnInterruptStopsTheProbeAtOnce) {
+  FakeCount hang("hang");
+  volatile sig_atomic_t interrupted = SIGINT;
+  DeviceProbe probe;
+  probe.timeout_s = 10;
+  probe.interrupt = &interrupted;
+  const int64_t t0 = monotonic_ns();
+  const ProbeAnswer a = probe_visible_devices(probe);
+  EXPECT_LT(double(monotonic_ns() - t0) / 1e9, 3.0);
+  EXPECT_FALSE(a.visible.count.has_value());
+  EXPECT_NE(a.visible.why_unknown.find("stopped: the launcher was interrupted"), std::string::npos)
+      << a.visible.why_unknown;
+  expect_nothing_left(a);
+}
+
+// The launcher interrupted during the probe starts no case and says so: HARNESS (99), not "no case selected" (2).
+TEST(DeviceProbe, ALauncherInterruptedDuringTheProbeIsAHarnessVerdict) {
+  FakeCount hang("hang");
+  char out_template[] = "/tmp/vmr-probe-int-XXXXXX";
+  const int out = ::mkstemp(out_template);
+  ASSERT_GE(out, 0);
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(out, 1);
+    std::vector<std::string> args = {"unit_tests", "--case", "pass"};
+    std::vector<char*> argv;
+    for (auto& s : args) argv.push_back(s.data());
+    argv.push_back(nullptr);
+    ::_exit(repro_main(vmr_test::rank_cases(), int(args.size()), argv.data()));
+  }
+  ::usleep(500 * 1000);  // the probe is running (it hangs until killed)
+  ::kill(pid, SIGINT);
+  int st = 0;
+  ASSERT_EQ(::waitpid(pid, &st, 0), pid);
+  const std::string text = read_all(out_template);
+  ::close(out);
+  ::unlink(out_template);
+  ASSERT_TRUE(WIFEXITED(st)) << text;
+  EXPECT_EQ(WEXITSTATUS(st), 99) << text;
+  EXPECT_NE(text.find("VERDICT: HARNESS unit_tests.- interrupted by SIGINT before any case started"), std::string::npos)
+      << text;
+  EXPECT_EQ(::waitpid(-1, nullptr, WNOHANG), -1);  // the probe was reaped by the launcher
+}
+
+// The probe's flag typed by hand (fd 3 not the launcher's pipe: here a regular file) is refused, and nothing is
+// written to that fd.
+TEST(DeviceProbe, TheProbeFlagTypedByHandIsRefused) {
+  FakeCount one("1");
+  char file_template[] = "/tmp/vmr-probe-fd3-XXXXXX";
+  const int file = ::mkstemp(file_template);
+  ASSERT_GE(file, 0);
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(file, 3);
+    std::string flag(kDeviceCountFlag);
+    std::string name = "unit_tests";
+    char* argv[] = {name.data(), flag.data(), nullptr};
+    ::_exit(repro_main(vmr_test::rank_cases(), 2, argv));
+  }
+  int st = 0;
+  ASSERT_EQ(::waitpid(pid, &st, 0), pid);
+  const std::string written = read_all(file_template);
+  ::close(file);
+  ::unlink(file_template);
+  ASSERT_TRUE(WIFEXITED(st));
+  EXPECT_EQ(WEXITSTATUS(st), 99);
+  EXPECT_EQ(written, "");
+}

@@ -18,6 +18,7 @@
 #include "harness/output_file.h"
 #include "harness/supervisor.h"
 #include "harness/text.h"
+#include "harness/wait_status.h"
 
 namespace vmr {
 
@@ -224,6 +225,14 @@ int launcher_main(const ReproBinary& bin, int argc, char** argv) {
   }();
   if (!st.ok()) {
     std::printf("VERDICT: HARNESS %s.- %s\n", bin.name, printable(st.detail, 400).c_str());
+    return exit_code(Verdict::Harness);
+  }
+  // Ctrl-C during the device probe (a runtime start, up to its deadline): no case starts, and an empty run is not
+  // the usage error "no case selected".
+  if (g_interrupt) {
+    std::printf("VERDICT: HARNESS %s.- interrupted by %s before any case started\n", bin.name,
+                signal_name(int(g_interrupt)).c_str());
+    std::fflush(stdout);
     return exit_code(Verdict::Harness);
   }
   run.host = host_environment(bin.name, bin.backend);
