@@ -21,8 +21,7 @@ function_text() { sed -n "/^static [a-z ]*$2(/,/^}/p" "$1"; }
 within_budget() { [ "$(code_lines "$1")" -le "$budget" ]; }
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-shopt -s nullglob
-files=("$root"/repro/minimal/*.cpp "$root"/repro/minimal/*.hip "$root"/repro/minimal/*.cu)
+mapfile -t files < <(vmr_minimal_files)
 [ ${#files[@]} -gt 0 ] || say_fail "no minimal reproducer in $root/repro/minimal"
 for f in "${files[@]}"; do
   name=$(basename "$f")
@@ -39,7 +38,7 @@ for f in "${files[@]}"; do
       say_fail "$name names $bc: $binary lists no case $case"
     fi
   done
-  build=$(sed -n 's|^// build: *||p' "$f" | head -n 1)
+  build=$(vmr_minimal_build_line "$f" -)
   compiler=${build%% *}
   if command -v "$compiler" >/dev/null 2>&1; then
     mkdir -p "$scratch/$name" && cp "$f" "$scratch/$name/"
