@@ -21,13 +21,6 @@ Row row(const std::string& name, const std::string& pair, const std::string& obs
   return r;
 }
 
-Summary summary_of(std::vector<Row> rows) {
-  Summary s;
-  s.rows = std::move(rows);
-  count_rows(&s);
-  return s;
-}
-
 HealthRun exited(int code, const std::string& took = "") {
   HealthRun run;
   run.triage_exit = code;

@@ -175,13 +175,6 @@ Row row(const std::string& name, const std::string& pair, const std::string& exp
   return r;
 }
 
-Summary summary_of(std::vector<Row> rows) {
-  Summary s;
-  s.rows = std::move(rows);
-  count_rows(&s);
-  return s;
-}
-
 const PromFacts kFacts{12.5, 1, "changed", 1700000000};
 
 vmr_tools::Run run_with(const std::string& binary, const std::string& case_name, const std::string& pair,

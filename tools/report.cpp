@@ -141,6 +141,13 @@ void count_rows(Summary* s) {
   }
 }
 
+Summary summary_of(std::vector<Row> rows) {
+  Summary s;
+  s.rows = std::move(rows);
+  count_rows(&s);
+  return s;
+}
+
 std::string summary_json(const Summary& s) {
   JsonWriter j;
   j.begin_object().key("schema").value("vmem-repro-summary/1");

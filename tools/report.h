@@ -34,6 +34,8 @@ struct Summary {
 
 // Sets ok, changed and not_run from the rows.
 void count_rows(Summary* s);
+// A Summary holding `rows`, counted.
+Summary summary_of(std::vector<Row> rows);
 // Whether some case ran on GPUs (a row with a pair) to a verdict other than SKIP: without one a node where nothing
 // could run would read "all as expected" (the triage's exit 77).
 bool some_gpu_case_ran(const std::vector<Row>& rows);
