@@ -75,6 +75,15 @@ expect_in("${report}" "Steps to Reproduce"
           "Observed, in the suite's run of repro_hip_vmem_pinned.atomics on GPUs 0,1 (the minimal file was not run: --run-minimal runs it)")
 expect_in("${report}" "Steps to Reproduce" "```\nVERDICT: CRASH repro_hip_vmem_pinned.atomics rank 1 (pid 7) killed by SIGABRT")
 section("${report}" "Steps to Reproduce" steps)
+# Every heading stands after a blank line, as the ROCm issue form's own sections do (the Steps' last fence once ran
+# straight into the next heading).
+# (up to the collapsed environment, a fenced copy of collect-env's own Markdown)
+string(FIND "${report}" "<details>" at_details)
+string(SUBSTRING "${report}" 0 ${at_details} above_details)
+if(above_details MATCHES "[^\n]\n#+ ")
+  string(REGEX MATCH "[^\n]+\n#+ [^\n]*" squeezed "${above_details}")
+  message(FATAL_ERROR "a heading without a blank line before it:\n${squeezed}")
+endif()
 string(FIND "${steps}" "#### 1. " at_minimal)
 string(FIND "${steps}" "#### The full suite" at_suite)
 if(at_suite LESS at_minimal)

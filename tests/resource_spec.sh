@@ -23,6 +23,25 @@ for row in "0|" "1|0:2" "2|0:1 1:1" "8|0:1 1:1 2:1 3:1 4:1 5:1 6:1 7:1" "01|0:2"
 done
 "$repo/scripts/resource-spec" two >/dev/null 2>&1 && fail "resource-spec accepted the count 'two'"
 
+# Without a count: the GPUs the binaries will see. A stand-in nvidia-smi lists 8; CUDA_VISIBLE_DEVICES (Slurm sets
+# it in a job) leaves fewer, and the ids must be those the binaries index, from 0.
+mkdir -p "$work/smi"
+printf '#!/bin/sh\nfor i in 0 1 2 3 4 5 6 7; do echo "GPU $i: NVIDIA H200 (UUID: GPU-000$i)"; done\n' >"$work/smi/nvidia-smi"
+chmod +x "$work/smi/nvidia-smi"
+for row in "unset|0:1 1:1 2:1 3:1 4:1 5:1 6:1 7:1" "6,7|0:1 1:1" "5|0:2" "GPU-0003,1,2|0:1 1:1 2:1"; do
+  visible=${row%%|*} want=${row#*|}
+  if [ "$visible" = unset ]; then
+    (unset CUDA_VISIBLE_DEVICES; PATH="$work/smi:$PATH" "$repo/scripts/resource-spec") >"$work/visible.json"
+  else
+    CUDA_VISIBLE_DEVICES=$visible PATH="$work/smi:$PATH" "$repo/scripts/resource-spec" >"$work/visible.json"
+  fi || fail "resource-spec with CUDA_VISIBLE_DEVICES=$visible exited $?"
+  got=$(listed "$work/visible.json")
+  [ "$got" = "$want" ] || fail "resource-spec with CUDA_VISIBLE_DEVICES=$visible lists '$got', want '$want'"
+done
+CUDA_VISIBLE_DEVICES= PATH="$work/smi:$PATH" "$repo/scripts/resource-spec" >"$work/none.json" ||
+  fail "resource-spec with CUDA_VISIBLE_DEVICES set and empty exited $?"
+[ -z "$(listed "$work/none.json")" ] || fail "CUDA_VISIBLE_DEVICES set and empty lists GPUs: $(listed "$work/none.json")"
+
 # A project of one test that prints the groups CTest gave it.
 mkdir -p "$work/project"
 cat >"$work/project/CMakeLists.txt" <<CMAKE
@@ -41,4 +60,4 @@ for row in "1|groups=id:0,slots:1/id:0,slots:1" "2|groups=id:0,slots:1/id:1,slot
 done
 
 [ "$failures" = 0 ] || exit 1
-echo "resource spec: one GPU gives both groups GPU 0, two or more give two GPUs, none runs nothing"
+echo "resource spec: one GPU gives both groups GPU 0, two or more give two GPUs, none runs nothing; the count is the visible GPUs"

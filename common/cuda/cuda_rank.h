@@ -5,12 +5,14 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "cuda/cuda_api.h"
+#include "cuda/cuda_rules.h"
 #include "cuda/cuda_vmem.h"
 #include "gpu/gpu_errors.h"
 #include "harness/harness.h"
@@ -42,22 +44,39 @@ inline Status count_devices(int* count) {
   return Status::pass();
 }
 
+// cudaSetDevice and cudaFree(nullptr) make the primary context current for the driver calls; a compute mode that
+// refuses it (EXCLUSIVE_PROCESS with both ranks of a same-GPU pair on the device, PROHIBITED) is a SKIP naming it.
+inline Status make_context(vmr::RankContext& ctx, int compute_mode) {
+  const char* call = "cudaSetDevice";
+  cudaError_t e = cudaSetDevice(ctx.device());
+  if (e == cudaSuccess) {
+    call = "cudaFree";
+    e = cudaFree(nullptr);
+  }
+  if (e == cudaSuccess) return Status::pass();
+  const auto& devices = ctx.devices();
+  const int sharing = int(std::count(devices.begin(), devices.end(), ctx.device()));
+  return context_refused(ctx.device(), compute_mode, sharing, int(e), vmr_gpu::gpu_error(call, e));
+}
+
 // The driver, the device, VMM and POSIX-fd support, and P2P access and native atomics between every pair of
 // devices this rank meets; SKIPs naming what is missing.
 inline Status describe_rank(vmr::RankContext& ctx, RankState* state) {
   int count = 0;
   VMR_TRY(count_devices(&count));
   VMR_TRY(ctx.require_devices(count, "CUDA"));
-  VMR_GPU_TRY(cudaSetDevice, ctx.device());
-  VMR_GPU_TRY(cudaFree, nullptr);  // makes the primary context current for the driver calls
+  CUdevice dev;
+  VMR_CU_TRY(api.cuDeviceGet, &dev, ctx.device());  // cudaGetDeviceCount initialised the driver
+  int mode = 0;
+  VMR_CU_TRY(api.cuDeviceGetAttribute, &mode, CU_DEVICE_ATTRIBUTE_COMPUTE_MODE, dev);
+  ctx.info("compute_mode", compute_mode_name(mode));
+  VMR_TRY(make_context(ctx, mode));
 
   int runtime = 0, driver = 0;
   VMR_GPU_TRY(cudaRuntimeGetVersion, &runtime);
   VMR_CU_TRY(api.cuDriverGetVersion, &driver);
   ctx.info("cuda_runtime_version", std::to_string(runtime));
   ctx.info("cuda_driver_version", std::to_string(driver));
-  CUdevice dev;
-  VMR_CU_TRY(api.cuDeviceGet, &dev, ctx.device());
   cudaDeviceProp prop{};
   VMR_GPU_TRY(cudaGetDeviceProperties, &prop, ctx.device());
   char bus[32] = {};

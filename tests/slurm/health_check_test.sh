@@ -5,7 +5,10 @@
 #   1. the node made different (n2: VMR_FORCE_FAIL) is drained with the health check's line as its Reason; n1 and
 #      n3 stay idle with no reason, over several periodic runs;
 #   2. n2 made healthy again (a flag file the wrapper reads) is resumed by the check (our own drain);
-#   3. a node drained by someone else ("maintenance") is neither resumed when healthy (n3) nor re-drained with our
+#   3. under HealthCheckNodeState=IDLE (the README's setting: the check uses every GPU), a node running a job (n2)
+#      is not checked while the others are, and is checked again once the job ends; a drained idle node is still
+#      checked, which is how step 2 resumes n2;
+#   4. a node drained by someone else ("maintenance") is neither resumed when healthy (n3) nor re-drained with our
 #      reason when unhealthy (n1).
 # Every wait is bounded; the cluster is stopped on every path. Prints the timings. Skips (77) without root or Slurm.
 #   usage: health_check_test.sh REPO BUILD_DIR WORK_DIR
@@ -36,7 +39,8 @@ chmod +x "$work/hc-wrapper.sh"
 
 t0=$(now_ms)
 export VMR_SLURM_EXTRA_CONF="HealthCheckProgram=$work/hc-wrapper.sh
-HealthCheckInterval=$interval"
+HealthCheckInterval=$interval
+HealthCheckNodeState=IDLE"
 up=$(bash "$repo/tests/slurm/cluster.sh" up "$cluster" 3); rc=$?
 [ $rc = 77 ] && { echo "not run: $(bash "$repo/tests/slurm/cluster.sh" up "$cluster" 3 2>&1 | tail -1)"; exit 77; }
 trap 'bash "$repo/tests/slurm/cluster.sh" down "$cluster"' EXIT
@@ -91,7 +95,27 @@ t_resumed=$(now_ms)
 wait_for 10 idle n2 || fail "n2 after resume: $(state_of n2) '$(reason_of n2)'"
 echo "n2 resumed $((t_resumed - t_fixed)) ms after it was made healthy (interval $interval s)"
 
-# 3. Someone else's drain: n3 healthy and n1 failing, both drained for maintenance; 2 more runs each change nothing.
+# 3. A job on n2: no check starts there while it runs (n1 and n3 get two each), and one does after it ends.
+busy() { [[ "$(state_of "$1")" == ALLOC* || "$(state_of "$1")" == MIX* ]]; }
+srun -w n2 -N 1 --exclusive sleep 600 >/dev/null 2>&1 &
+job=$!
+trap 'kill "$job" 2>/dev/null; bash "$repo/tests/slurm/cluster.sh" down "$cluster"' EXIT
+wait_for 20 busy n2 || fail "the job did not start on n2: $(state_of n2)"
+t_busy=$(now_ms)
+r1=$(runs_of n1) r3=$(runs_of n3)
+wait_for $((interval * 5)) runs_at_least n1 $((r1 + 2)) && wait_for $((interval * 5)) runs_at_least n3 $((r3 + 2)) ||
+  fail "fewer than 2 more health checks on n1 and n3 while n2 ran a job"
+started_busy=$(awk -v t="$t_busy" '$1 > t' "$work/hc-n2.log" | wc -l)
+[ "$started_busy" = 0 ] || fail "$started_busy health check(s) started on n2 while it ran a job: $(tail -n 2 "$work/hc-n2.log")"
+scancel -w n2 >/dev/null 2>&1 || kill "$job" 2>/dev/null
+wait "$job" 2>/dev/null
+trap 'bash "$repo/tests/slurm/cluster.sh" down "$cluster"' EXIT
+t_done=$(now_ms)
+wait_for $((interval * 4)) sh -c "awk -v t=$t_done '\$1 > t' '$work/hc-n2.log' | grep -q ." ||
+  fail "no health check on n2 after its job ended: $(state_of n2)"
+echo "n2 ran a job for $((t_done - t_busy)) ms with no health check started; checked again after it"
+
+# 4. Someone else's drain: n3 healthy and n1 failing, both drained for maintenance; 2 more runs each change nothing.
 scontrol update NodeName=n3 State=DRAIN Reason="maintenance" || fail "scontrol could not drain n3"
 touch "$work/n1-fail"
 scontrol update NodeName=n1 State=DRAIN Reason="maintenance" || fail "scontrol could not drain n1"

@@ -1,0 +1,57 @@
+// The CUDA reference's GPU-free decisions (cuda/cuda_rules.h): a context refused by the compute mode is a SKIP that
+// names the mode, never the FAIL that would drain a cluster node whose GPUs are EXCLUSIVE_PROCESS.
+#include <gtest/gtest.h>
+
+#include "cuda/cuda_rules.h"
+
+using namespace vmr_cuda;
+
+namespace {
+const std::string kBusy = "cudaSetDevice returned cudaErrorDevicesUnavailable (CUDA-capable device(s) is/are busy)";
+}
+
+TEST(CudaRules, ComputeModeNames) {
+  EXPECT_EQ(compute_mode_name(0), "DEFAULT");
+  EXPECT_EQ(compute_mode_name(2), "PROHIBITED");
+  EXPECT_EQ(compute_mode_name(3), "EXCLUSIVE_PROCESS");
+  EXPECT_EQ(compute_mode_name(1), "unknown (1)");
+}
+
+TEST(CudaRules, ExclusiveProcessWithTheSameGpuPairSkipsNamingTheMode) {
+  const vmr::Status s = context_refused(0, kComputeModeExclusiveProcess, 2, kErrorDeviceUnavailable, kBusy);
+  EXPECT_EQ(s.verdict, vmr::Verdict::Skip);
+  EXPECT_EQ(s.detail,
+            "device 0 is in compute mode EXCLUSIVE_PROCESS and this case puts 2 ranks (processes) on it: only one "
+            "process may hold it (run the pair on two GPUs, under MPS, or after nvidia-smi -c DEFAULT); " +
+                kBusy);
+}
+
+TEST(CudaRules, ExclusiveProcessHeldByAnotherProcessSkips) {
+  const vmr::Status s = context_refused(3, kComputeModeExclusiveProcess, 1, kErrorDeviceUnavailable, kBusy);
+  EXPECT_EQ(s.verdict, vmr::Verdict::Skip);
+  EXPECT_EQ(s.detail,
+            "device 3 is in compute mode EXCLUSIVE_PROCESS and another process holds it (a job on this "
+            "node?); " +
+                kBusy);
+}
+
+TEST(CudaRules, ProhibitedSkips) {
+  const vmr::Status s = context_refused(1, kComputeModeProhibited, 2, kErrorDeviceUnavailable, kBusy);
+  EXPECT_EQ(s.verdict, vmr::Verdict::Skip);
+  EXPECT_EQ(s.detail,
+            "device 1 is in compute mode PROHIBITED: no process may create a context on it (nvidia-smi -c "
+            "DEFAULT); " +
+                kBusy);
+}
+
+// Anything else stays the FAIL naming the call: a DEFAULT-mode GPU that refuses a context is broken, and another
+// error in an exclusive mode is not the mode's doing.
+TEST(CudaRules, OtherRefusalsFail) {
+  for (auto [mode, error] :
+       {std::pair{kComputeModeDefault, kErrorDeviceUnavailable}, std::pair{1, kErrorDeviceUnavailable},
+        std::pair{kComputeModeExclusiveProcess, 2}, std::pair{kComputeModeProhibited, 999}}) {
+    const vmr::Status s = context_refused(0, mode, 2, error, "cudaFree returned X");
+    EXPECT_EQ(s.verdict, vmr::Verdict::Fail) << mode << " " << error;
+    EXPECT_EQ(s.detail, "cudaFree returned X");
+  }
+}
