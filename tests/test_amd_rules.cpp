@@ -241,13 +241,32 @@ TEST(AmdRules, HostAccessToDeviceMemoryIsAskedFromHip72) {
 }
 
 TEST(AmdRules, VmmUnsupportedSkipsNamingTheAttribute) {
-  EXPECT_TRUE(vmm_support(0, 1, nullptr).ok());
-  vmr::Status off = vmm_support(3, 0, nullptr);
+  EXPECT_TRUE(vmm_support(0, 1, nullptr, std::nullopt).ok());
+  vmr::Status off = vmm_support(3, 0, nullptr, true);
   EXPECT_EQ(off.verdict, vmr::Verdict::Skip);
   EXPECT_NE(off.detail.find("hipDeviceAttributeVirtualMemoryManagementSupported is 0 on device 3"), std::string::npos)
       << off.detail;
   EXPECT_NE(off.detail.find("ioctl 1.15"), std::string::npos) << off.detail;
-  // HIP_VMEM_MANAGE_SUPPORT=0 zeroes the attribute, not hipMemCreate: no reason to skip.
-  for (const char* off : {"0", "false", "No", ""}) EXPECT_TRUE(vmm_support(0, 0, off).ok()) << off;
-  EXPECT_EQ(vmm_support(0, 0, "1").verdict, vmr::Verdict::Skip);
+  // HIP_VMEM_MANAGE_SUPPORT off zeroes the attribute, not hipMemCreate: ROCr's answer decides.
+  for (const char* value : {"0", "false", "No", "", "yes", "TRUE", "off"}) {
+    EXPECT_TRUE(vmm_support(0, 0, value, true).ok()) << value;
+    EXPECT_TRUE(vmm_support(0, 0, value, std::nullopt).ok()) << value;  // ROCr did not say: the calls will
+    const vmr::Status rocr_says_no = vmm_support(2, 0, value, false);
+    EXPECT_EQ(rocr_says_no.verdict, vmr::Verdict::Skip) << value;
+    EXPECT_EQ(rocr_says_no.detail.rfind("HSA_AMD_SYSTEM_INFO_VIRTUAL_MEM_API_SUPPORTED is false (the KFD", 0), 0u)
+        << rocr_says_no.detail;
+    EXPECT_NE(rocr_says_no.detail.find("(HIP_VMEM_MANAGE_SUPPORT=" + std::string(value) + " only hides it from HIP)"),
+              std::string::npos)
+        << rocr_says_no.detail;
+  }
+  // The flag on (clr: "true" or a non-zero number): the attribute is ROCr's answer, 0 is a SKIP whatever ROCr says.
+  for (const char* value : {"1", "true", "2"}) EXPECT_EQ(vmm_support(0, 0, value, true).verdict, vmr::Verdict::Skip);
+}
+
+// clr's boolean flags, as rocclr/utils/flags.cpp reads them: exactly "true" or a non-zero number is on.
+TEST(AmdRules, ClrFlagOn) {
+  EXPECT_TRUE(clr_flag_on(nullptr, true));
+  EXPECT_FALSE(clr_flag_on(nullptr, false));
+  for (const char* on : {"true", "1", "2", "-1", "1abc"}) EXPECT_TRUE(clr_flag_on(on, false)) << on;
+  for (const char* off : {"false", "0", "", "TRUE", "yes", "on", "no"}) EXPECT_FALSE(clr_flag_on(off, true)) << off;
 }

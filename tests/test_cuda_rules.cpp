@@ -21,35 +21,41 @@ TEST(CudaRules, ExclusiveProcessWithTheSameGpuPairSkipsNamingTheMode) {
   const vmr::Status s = context_refused(0, kComputeModeExclusiveProcess, 2, kErrorDeviceUnavailable, kBusy);
   EXPECT_EQ(s.verdict, vmr::Verdict::Skip);
   EXPECT_EQ(s.detail,
-            "device 0 is in compute mode EXCLUSIVE_PROCESS and this case puts 2 ranks (processes) on it: only one "
-            "process may hold it (run the pair on two GPUs, under MPS, or after nvidia-smi -c DEFAULT); " +
+            "device 0 is in compute mode EXCLUSIVE_PROCESS and this case needs it in 2 processes at once: only one "
+            "may hold it (run under MPS, or after nvidia-smi -c DEFAULT); " +
                 kBusy);
 }
 
-TEST(CudaRules, ExclusiveProcessHeldByAnotherProcessSkips) {
+// One process of the case on the GPU and still refused: another holds it, and on the idle node a health check runs
+// on that is a GPU no job can use, so the node must not read healthy.
+TEST(CudaRules, ExclusiveProcessHeldByAnotherProcessFails) {
   const vmr::Status s = context_refused(3, kComputeModeExclusiveProcess, 1, kErrorDeviceUnavailable, kBusy);
-  EXPECT_EQ(s.verdict, vmr::Verdict::Skip);
+  EXPECT_EQ(s.verdict, vmr::Verdict::Fail);
   EXPECT_EQ(s.detail,
-            "device 3 is in compute mode EXCLUSIVE_PROCESS and another process holds it (a job on this "
-            "node?); " +
+            "device 3 is in compute mode EXCLUSIVE_PROCESS and another process holds it (a job, or a context a dead "
+            "job left behind: nvidia-smi --query-compute-apps=pid,process_name --format=csv names it); " +
                 kBusy);
 }
 
-TEST(CudaRules, ProhibitedSkips) {
-  const vmr::Status s = context_refused(1, kComputeModeProhibited, 2, kErrorDeviceUnavailable, kBusy);
-  EXPECT_EQ(s.verdict, vmr::Verdict::Skip);
-  EXPECT_EQ(s.detail,
-            "device 1 is in compute mode PROHIBITED: no process may create a context on it (nvidia-smi -c "
-            "DEFAULT); " +
-                kBusy);
+// Whatever the driver answers there: cuda.h documents CUDA_ERROR_UNKNOWN for a context made on a PROHIBITED GPU.
+TEST(CudaRules, ProhibitedSkipsWhateverTheError) {
+  for (int error : {kErrorDeviceUnavailable, 999}) {
+    const vmr::Status s = context_refused(1, kComputeModeProhibited, 1, error, kBusy);
+    EXPECT_EQ(s.verdict, vmr::Verdict::Skip) << error;
+    EXPECT_EQ(s.detail,
+              "device 1 is in compute mode PROHIBITED: no process may create a context on it (nvidia-smi "
+              "-c DEFAULT); " +
+                  kBusy);
+  }
 }
 
-// Anything else stays the FAIL naming the call: a DEFAULT-mode GPU that refuses a context is broken, and another
-// error in an exclusive mode is not the mode's doing.
+// Anything else stays the FAIL naming the call: a DEFAULT-mode GPU that refuses a context is broken (or out of
+// memory), another error in EXCLUSIVE_PROCESS is not the mode's doing, and a mode that could not be read (-1) tells
+// nothing.
 TEST(CudaRules, OtherRefusalsFail) {
   for (auto [mode, error] :
        {std::pair{kComputeModeDefault, kErrorDeviceUnavailable}, std::pair{1, kErrorDeviceUnavailable},
-        std::pair{kComputeModeExclusiveProcess, 2}, std::pair{kComputeModeProhibited, 999}}) {
+        std::pair{kComputeModeExclusiveProcess, 2}, std::pair{-1, kErrorDeviceUnavailable}}) {
     const vmr::Status s = context_refused(0, mode, 2, error, "cudaFree returned X");
     EXPECT_EQ(s.verdict, vmr::Verdict::Fail) << mode << " " << error;
     EXPECT_EQ(s.detail, "cudaFree returned X");

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <regex>
 
 #include "harness/expected.h"
@@ -160,16 +162,24 @@ vmr::Status pair_device_with_agent(const HipDeviceId& device, const std::vector<
              : "an allocation's owner (hsa_amd_pointer_info) name one"));
 }
 
-vmr::Status vmm_support(int device, int attribute_value, const char* manage_support_env) {
-  // HIP_VMEM_MANAGE_SUPPORT off zeroes the attribute only: hipMemCreate never reads it, so VMem still works. CLR
-  // reads "0", "false", "no" and an empty value as off (clr rocm-6.2.0 rocclr/utils/flags.cpp:170-171).
-  std::string off = manage_support_env ? manage_support_env : "1";
-  for (char& c : off) c = char(std::tolower(static_cast<unsigned char>(c)));
-  if (attribute_value != 0 || off.empty() || off == "0" || off == "false" || off == "no") return vmr::Status::pass();
-  return vmr::Status::skip("hipDeviceAttributeVirtualMemoryManagementSupported is 0 on device " +
-                           std::to_string(device) +
-                           " (the KFD driver is older than ioctl 1.15, or libdrm lacks amdgpu_device_get_fd): "
-                           "hipMemCreate and hipMemAddressReserve would answer hipErrorOutOfMemory");
+bool clr_flag_on(const char* value, bool default_value) {
+  if (!value) return default_value;
+  return std::strcmp(value, "true") == 0 || std::atoi(value) != 0;
+}
+
+vmr::Status vmm_support(int device, int attribute_value, const char* manage_support_env,
+                        std::optional<bool> hsa_vmem_api) {
+  if (attribute_value != 0) return vmr::Status::pass();
+  const std::string why =
+      "(the KFD driver is older than ioctl 1.15, or libdrm lacks amdgpu_device_get_fd): hipMemCreate and "
+      "hipMemAddressReserve would answer hipErrorOutOfMemory";
+  if (clr_flag_on(manage_support_env, true))
+    return vmr::Status::skip("hipDeviceAttributeVirtualMemoryManagementSupported is 0 on device " +
+                             std::to_string(device) + " " + why);
+  // The flag off zeroed the attribute without asking ROCr: ROCr's answer is the one that holds.
+  if (hsa_vmem_api.value_or(true)) return vmr::Status::pass();
+  return vmr::Status::skip("HSA_AMD_SYSTEM_INFO_VIRTUAL_MEM_API_SUPPORTED is false " + why +
+                           " (HIP_VMEM_MANAGE_SUPPORT=" + manage_support_env + " only hides it from HIP)");
 }
 
 vmr::Status host_access_support(int hip_version, bool large_bar) {

@@ -88,10 +88,16 @@ vmr::Status pair_device_with_agent(const HipDeviceId& device, const std::vector<
 // hipDeviceAttributeVirtualMemoryManagementSupported: 0 where the KFD is older than ioctl 1.15 or libdrm lacks
 // amdgpu_device_get_fd (ROCR rocm-6.2.0 src/core/runtime/runtime.cpp:2092-2110); hipMemCreate and
 // hipMemAddressReserve then answer hipErrorOutOfMemory (clr rocm-6.2.0 hipamd/src/hip_vm.cpp:65-68, :111-118), which
-// is no verdict on VMem IPC: SKIP naming the attribute. HIP_VMEM_MANAGE_SUPPORT=0 also zeroes it (clr rocm-6.2.0
-// rocclr/device/rocm/rocdevice.cpp:1818-1827) but changes nothing hipMemCreate does, so it is no reason to SKIP.
-// `manage_support_env`: HIP_VMEM_MANAGE_SUPPORT's value, nullptr when unset.
-vmr::Status vmm_support(int device, int attribute_value, const char* manage_support_env);
+// is no verdict on VMem IPC: SKIP naming the attribute. HIP_VMEM_MANAGE_SUPPORT off also zeroes it, without asking
+// ROCr (clr rocm-6.2.0 rocclr/device/rocm/rocdevice.cpp:1819-1827), but changes nothing hipMemCreate does: then ROCr's
+// own answer decides (`hsa_vmem_api`: HSA_AMD_SYSTEM_INFO_VIRTUAL_MEM_API_SUPPORTED, nullopt where the query failed,
+// which decides nothing). `manage_support_env`: HIP_VMEM_MANAGE_SUPPORT's value, nullptr when unset.
+vmr::Status vmm_support(int device, int attribute_value, const char* manage_support_env,
+                        std::optional<bool> hsa_vmem_api);
+// How clr reads a boolean flag from its environment variable (rocm-6.2.0 rocclr/utils/flags.cpp:170-171, the same on
+// amd-staging): on when the value is exactly "true" or a non-zero number, off for anything else ("false", "no",
+// "TRUE", "yes", ""); unset: the flag's default.
+bool clr_flag_on(const char* value, bool default_value);
 
 // Empty when `device_arch` ("gfx942:sramecc+:xnack-") has code in `built` (CMAKE_HIP_ARCHITECTURES, ';' or ','
 // separated); otherwise the one-line reason naming the device's arch, what was built and the flag to set.

@@ -427,8 +427,13 @@ inline Status describe_vmem(vmr::RankContext& ctx, const vmr_amd::Env& env, Sess
   int vmm = 0;
   VMR_GPU_TRY(hipDeviceGetAttribute, &vmm, static_cast<hipDeviceAttribute_t>(kVmmSupportedAttribute), ctx.device());
   ctx.info("vmm_supported", vmm ? "yes" : "no");
-  VMR_TRY(vmr_amd::vmm_support(ctx.device(), vmm, std::getenv("HIP_VMEM_MANAGE_SUPPORT")));
-  VMR_TRY(vmr_hsa::load_api());  // Vmem::unmap asks ROCr itself (hsa_amd_vmem_get_access)
+  VMR_TRY(vmr_hsa::load_api());      // Vmem::unmap asks ROCr itself (hsa_amd_vmem_get_access)
+  std::optional<bool> hsa_vmem_api;  // ROCr's own answer, where HIP_VMEM_MANAGE_SUPPORT hid it from the attribute
+  bool answered = false;
+  if (hsa_system_get_info(static_cast<hsa_system_info_t>(vmr_hsa::kHsaSystemInfoVirtualMemApiSupported), &answered) ==
+      HSA_STATUS_SUCCESS)
+    hsa_vmem_api = answered;
+  VMR_TRY(vmr_amd::vmm_support(ctx.device(), vmm, std::getenv("HIP_VMEM_MANAGE_SUPPORT"), hsa_vmem_api));
   session->agent = env.agent;
   const char* override_value = std::getenv("VMR_HIP_OSHANDLE");
   std::string probe_note = "not probed: VMR_HIP_OSHANDLE is set";

@@ -44,19 +44,22 @@ inline Status count_devices(int* count) {
   return Status::pass();
 }
 
-// cudaSetDevice and cudaFree(nullptr) make the primary context current for the driver calls; a compute mode that
-// refuses it (EXCLUSIVE_PROCESS with both ranks of a same-GPU pair on the device, PROHIBITED) is a SKIP naming it.
-inline Status make_context(vmr::RankContext& ctx, int compute_mode) {
+// Makes `device` current in this process, its primary context made (cudaSetDevice, then cudaFree(nullptr) for
+// runtimes before CUDA 12 that make it lazily). A refusal the compute mode explains is a SKIP naming it
+// (context_refused); `processes`: how many processes this case opens the device from.
+inline Status open_device(int device, int processes) {
   const char* call = "cudaSetDevice";
-  cudaError_t e = cudaSetDevice(ctx.device());
+  cudaError_t e = cudaSetDevice(device);
   if (e == cudaSuccess) {
     call = "cudaFree";
     e = cudaFree(nullptr);
   }
   if (e == cudaSuccess) return Status::pass();
-  const auto& devices = ctx.devices();
-  const int sharing = int(std::count(devices.begin(), devices.end(), ctx.device()));
-  return context_refused(ctx.device(), compute_mode, sharing, int(e), vmr_gpu::gpu_error(call, e));
+  int mode = -1;  // unknown: the refusal stays a FAIL
+  CUdevice dev;
+  if (api.cuDeviceGet(&dev, device) == CUDA_SUCCESS)
+    (void)api.cuDeviceGetAttribute(&mode, CU_DEVICE_ATTRIBUTE_COMPUTE_MODE, dev);
+  return context_refused(device, mode, processes, int(e), vmr_gpu::gpu_error(call, e));
 }
 
 // The driver, the device, VMM and POSIX-fd support, and P2P access and native atomics between every pair of
@@ -70,7 +73,8 @@ inline Status describe_rank(vmr::RankContext& ctx, RankState* state) {
   int mode = 0;
   VMR_CU_TRY(api.cuDeviceGetAttribute, &mode, CU_DEVICE_ATTRIBUTE_COMPUTE_MODE, dev);
   ctx.info("compute_mode", compute_mode_name(mode));
-  VMR_TRY(make_context(ctx, mode));
+  const auto& devices = ctx.devices();
+  VMR_TRY(open_device(ctx.device(), int(std::count(devices.begin(), devices.end(), ctx.device()))));
 
   int runtime = 0, driver = 0;
   VMR_GPU_TRY(cudaRuntimeGetVersion, &runtime);

@@ -15,19 +15,25 @@ std::string compute_mode_name(int mode) {
   }
 }
 
-vmr::Status context_refused(int device, int compute_mode, int ranks_on_device, int error,
-                            const std::string& call_error) {
-  if (error != kErrorDeviceUnavailable) return vmr::Status::fail(call_error);
+vmr::Status context_refused(int device, int compute_mode, int processes, int error, const std::string& call_error) {
   const std::string gpu = "device " + std::to_string(device) + " is in compute mode " + compute_mode_name(compute_mode);
+  // No context can exist there, whatever the driver answers (cuda.h documents CUDA_ERROR_UNKNOWN for a context
+  // made on it, the runtime its "devices unavailable").
   if (compute_mode == kComputeModeProhibited)
     return vmr::Status::skip(gpu + ": no process may create a context on it (nvidia-smi -c DEFAULT); " + call_error);
-  if (compute_mode != kComputeModeExclusiveProcess) return vmr::Status::fail(call_error);
-  if (ranks_on_device > 1)
-    return vmr::Status::skip(gpu + " and this case puts " + std::to_string(ranks_on_device) +
-                             " ranks (processes) on it: only one process may hold it (run the pair on two GPUs, "
-                             "under MPS, or after nvidia-smi -c DEFAULT); " +
+  if (compute_mode != kComputeModeExclusiveProcess || error != kErrorDeviceUnavailable)
+    return vmr::Status::fail(call_error);
+  if (processes > 1)
+    return vmr::Status::skip(gpu + " and this case needs it in " + std::to_string(processes) +
+                             " processes at once: only one may hold it (run under MPS, or after nvidia-smi -c "
+                             "DEFAULT); " +
                              call_error);
-  return vmr::Status::skip(gpu + " and another process holds it (a job on this node?); " + call_error);
+  // One process of ours on it and still refused: something else holds it. On an idle node (where a health check
+  // runs) that is a GPU the next job cannot use either.
+  return vmr::Status::fail(gpu +
+                           " and another process holds it (a job, or a context a dead job left behind: "
+                           "nvidia-smi --query-compute-apps=pid,process_name --format=csv names it); " +
+                           call_error);
 }
 
 }  // namespace vmr_cuda

@@ -17,12 +17,12 @@ constexpr int kErrorDeviceUnavailable = 46;
 // "DEFAULT", "PROHIBITED", "EXCLUSIVE_PROCESS"; "unknown (N)" for another value.
 std::string compute_mode_name(int mode);
 
-// The verdict of a rank whose device refused it a context (cudaSetDevice or cudaFree(nullptr) answered `error`,
-// `call_error` naming the call). A node whose GPUs are in EXCLUSIVE_PROCESS mode (common on clusters) lets one
-// process hold each GPU: a same-GPU pair can never run there (unless MPS serves both ranks), and a pair of two GPUs
-// cannot while a job holds one. PROHIBITED lets none. Both are SKIPs naming the mode, since nothing is wrong with
-// VMem; any other refusal is the FAIL it was.
-vmr::Status context_refused(int device, int compute_mode, int ranks_on_device, int error,
-                            const std::string& call_error);
+// The verdict of a process whose `device` refused it a context (cudaSetDevice or cudaFree(nullptr) answered
+// `error`, `call_error` naming the call); `processes`: how many processes the case opens the device from (2 for a
+// same-GPU pair, or for a rank that reaches its peer's GPU itself). Nodes whose GPUs are EXCLUSIVE_PROCESS (common on
+// clusters) let one process hold each GPU, so such a case can never run there (unless MPS serves both): a SKIP naming
+// the mode, as is any refusal on a PROHIBITED GPU. A GPU held by a process not of this case is a FAIL naming how to
+// find the holder: on an idle node it is a GPU no job can use. Any other refusal stays the FAIL it was.
+vmr::Status context_refused(int device, int compute_mode, int processes, int error, const std::string& call_error);
 
 }  // namespace vmr_cuda

@@ -12,7 +12,6 @@
 #include <dirent.h>
 #include <hip/hip_runtime.h>
 #include <signal.h>
-#include <strings.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -53,7 +52,7 @@ static long open_fds() {
 // off, which zeroes only the attribute (hipMemCreate still works).
 static bool vmm(int device) {
   const char* off = std::getenv("HIP_VMEM_MANAGE_SUPPORT");
-  int on = off && (!*off || !std::strcmp(off, "0") || !strcasecmp(off, "false") || !strcasecmp(off, "no"));
+  int on = off && std::strcmp(off, "true") && !std::atoi(off);  // clr: only "true" or a non-zero number is on
   return on || (hipDeviceGetAttribute(&on, static_cast<hipDeviceAttribute_t>(89), device) == hipSuccess && on);
 }
 

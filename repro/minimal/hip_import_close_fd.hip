@@ -11,7 +11,6 @@
 // exit:  0 PASS, 1 FAIL, 3 CRASH (the peer died by a signal), 77 SKIP, 99 the program itself broke (no deadline:
 //        the suite's case kills a hung peer and says HANG)
 #include <hip/hip_runtime.h>
-#include <strings.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -89,7 +88,7 @@ static hipMemAllocationProp fd_prop(int device, size_t* size) {
 // off, which zeroes only the attribute (hipMemCreate still works).
 static bool vmm(int device) {
   const char* off = std::getenv("HIP_VMEM_MANAGE_SUPPORT");
-  int on = off && (!*off || !std::strcmp(off, "0") || !strcasecmp(off, "false") || !strcasecmp(off, "no"));
+  int on = off && std::strcmp(off, "true") && !std::atoi(off);  // clr: only "true" or a non-zero number is on
   return on || (hipDeviceGetAttribute(&on, static_cast<hipDeviceAttribute_t>(89), device) == hipSuccess && on);
 }
 

@@ -11,7 +11,6 @@
 //        the suite's case kills a hung peer and says HANG)
 #include <fcntl.h>
 #include <hip/hip_runtime.h>
-#include <strings.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -90,7 +89,7 @@ static hipMemAllocationProp fd_prop(int device, size_t* size) {
 // off, which zeroes only the attribute (hipMemCreate still works).
 static bool vmm(int device) {
   const char* off = std::getenv("HIP_VMEM_MANAGE_SUPPORT");
-  int on = off && (!*off || !std::strcmp(off, "0") || !strcasecmp(off, "false") || !strcasecmp(off, "no"));
+  int on = off && std::strcmp(off, "true") && !std::atoi(off);  // clr: only "true" or a non-zero number is on
   return on || (hipDeviceGetAttribute(&on, static_cast<hipDeviceAttribute_t>(89), device) == hipSuccess && on);
 }
 

@@ -14,7 +14,6 @@
 #include <dirent.h>
 #include <hip/hip_runtime.h>
 #include <signal.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -78,7 +77,7 @@ static hipMemAllocationProp fd_prop(int device, size_t* size) {
 // off, which zeroes only the attribute (hipMemCreate still works).
 static bool vmm(int device) {
   const char* off = std::getenv("HIP_VMEM_MANAGE_SUPPORT");
-  int on = off && (!*off || !std::strcmp(off, "0") || !strcasecmp(off, "false") || !strcasecmp(off, "no"));
+  int on = off && std::strcmp(off, "true") && !std::atoi(off);  // clr: only "true" or a non-zero number is on
   return on || (hipDeviceGetAttribute(&on, static_cast<hipDeviceAttribute_t>(89), device) == hipSuccess && on);
 }
 
