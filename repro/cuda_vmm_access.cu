@@ -60,7 +60,7 @@ Status grant_in_order(RankContext& ctx, const RankState& state, bool owner_last)
   const int by_owner = ctx.rank(), by_other = ctx.ranks() + ctx.rank();  // two patterns no rank writes elsewhere
   VMR_TRY(fill_pattern(own.span(), by_owner, "the owner's memory"));
   {
-    VMR_TRY(vmr_cuda::open_device(other, 2));  // the other rank holds it too: EXCLUSIVE_PROCESS refuses us
+    VMR_TRY(state.cuda.use_device(other));
     vmr::ScopeExit back([&] { (void)state.cuda.use_device(ctx.device()); });
     VMR_TRY(verify_pattern(own.span(), by_owner,
                            "GPU " + std::to_string(other) + " reading what the owner wrote (" + granted + ")"));

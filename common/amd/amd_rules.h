@@ -94,7 +94,7 @@ vmr::Status pair_device_with_agent(const HipDeviceId& device, const std::vector<
 // which decides nothing). `manage_support_env`: HIP_VMEM_MANAGE_SUPPORT's value, nullptr when unset.
 vmr::Status vmm_support(int device, int attribute_value, const char* manage_support_env,
                         std::optional<bool> hsa_vmem_api);
-// How clr reads a boolean flag from its environment variable (rocm-6.2.0 rocclr/utils/flags.cpp:170-171, the same on
+// How clr reads a boolean flag from its environment variable (rocm-6.2.0 rocclr/utils/flags.cpp:176-177, the same on
 // amd-staging): on when the value is exactly "true" or a non-zero number, off for anything else ("false", "no",
 // "TRUE", "yes", ""); unset: the flag's default.
 bool clr_flag_on(const char* value, bool default_value);

@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "cuda/cuda_api.h"
-#include "cuda/cuda_rules.h"
 #include "cuda/cuda_vmem.h"
 #include "gpu/gpu_errors.h"
 #include "harness/harness.h"
@@ -42,24 +41,6 @@ inline Status count_devices(int* count) {
   cudaError_t e = cudaGetDeviceCount(count);
   if (e != cudaSuccess) return Status::skip(vmr_gpu::gpu_error("cudaGetDeviceCount", e));
   return Status::pass();
-}
-
-// Makes `device` current in this process, its primary context made (cudaSetDevice, then cudaFree(nullptr) for
-// runtimes before CUDA 12 that make it lazily). A refusal the compute mode explains is a SKIP naming it
-// (context_refused); `processes`: how many processes this case opens the device from.
-inline Status open_device(int device, int processes) {
-  const char* call = "cudaSetDevice";
-  cudaError_t e = cudaSetDevice(device);
-  if (e == cudaSuccess) {
-    call = "cudaFree";
-    e = cudaFree(nullptr);
-  }
-  if (e == cudaSuccess) return Status::pass();
-  int mode = -1;  // unknown: the refusal stays a FAIL
-  CUdevice dev;
-  if (api.cuDeviceGet(&dev, device) == CUDA_SUCCESS)
-    (void)api.cuDeviceGetAttribute(&mode, CU_DEVICE_ATTRIBUTE_COMPUTE_MODE, dev);
-  return context_refused(device, mode, processes, int(e), vmr_gpu::gpu_error(call, e));
 }
 
 // The driver, the device, VMM and POSIX-fd support, and P2P access and native atomics between every pair of

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cuda/cuda_api.h"
+#include "cuda/cuda_rules.h"
 #include "gpu/allocation_facts.h"
 #include "gpu/gpu_errors.h"
 #include "gpu/vmem_owners.h"
@@ -48,6 +49,24 @@ inline Status granularity(int device, size_t* g) {
   CUmemAllocationProp prop = pinned_fd_prop(device);
   VMR_CU_TRY(api.cuMemGetAllocationGranularity, g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
   return Status::pass();
+}
+
+// Makes `device` current in this process, its primary context made (cudaSetDevice, then cudaFree(nullptr) for
+// runtimes before CUDA 12 that make it lazily). A refusal the compute mode explains is a SKIP naming it
+// (context_refused); `processes`: how many processes this case opens the device from.
+inline Status open_device(int device, int processes) {
+  const char* call = "cudaSetDevice";
+  cudaError_t e = cudaSetDevice(device);
+  if (e == cudaSuccess) {
+    call = "cudaFree";
+    e = cudaFree(nullptr);
+  }
+  if (e == cudaSuccess) return Status::pass();
+  int mode = -1;  // unknown: the refusal stays a FAIL
+  CUdevice dev;
+  if (api.cuDeviceGet(&dev, device) == CUDA_SUCCESS)
+    (void)api.cuDeviceGetAttribute(&mode, CU_DEVICE_ATTRIBUTE_COMPUTE_MODE, dev);
+  return context_refused(device, mode, processes, int(e), vmr_gpu::gpu_error(call, e));
 }
 
 // One rank's driver calls, its device bound in: the calls the cases and the sharing step (gpu/vmem_share.h) make.
@@ -119,10 +138,8 @@ struct Vmem {
   }
 
   // The calling thread's current device: the runtime makes its primary context current for the driver calls too.
-  Status use_device(int d) const {
-    VMR_GPU_TRY(cudaSetDevice, d);
-    return Status::pass();
-  }
+  // Another device than this Vmem's is a peer rank's in every case that reaches one, so two processes open it.
+  Status use_device(int d) const { return open_device(d, d == device ? 1 : 2); }
 
   // What cuMemGetAllocationPropertiesFromHandle says of a handle, created here or imported.
   Status properties(const Handle& mem, vmr_gpu::AllocationFacts* f) const {

@@ -85,7 +85,7 @@ static hipMemAllocationProp fd_prop(int device, size_t* size) {
 }
 
 // hipDeviceAttributeVirtualMemoryManagementSupported (89): the suite SKIPs on 0, unless HIP_VMEM_MANAGE_SUPPORT is
-// off, which zeroes only the attribute (hipMemCreate still works).
+// off, which zeroes only the attribute (hipMemCreate still works): the suite then asks ROCr, this file just runs.
 static bool vmm(int device) {
   const char* off = std::getenv("HIP_VMEM_MANAGE_SUPPORT");
   int on = off && std::strcmp(off, "true") && !std::atoi(off);  // clr: only "true" or a non-zero number is on
