@@ -8,8 +8,8 @@
 
 namespace vmr_cuda {
 
-// CU_DEVICE_ATTRIBUTE_COMPUTE_MODE values (nvidia-smi -c): DEFAULT 0, PROHIBITED 2, EXCLUSIVE_PROCESS 3; 1 was
-// EXCLUSIVE_THREAD, gone since CUDA 8.
+// CU_DEVICE_ATTRIBUTE_COMPUTE_MODE values (nvidia-smi -c): DEFAULT 0, PROHIBITED 2, EXCLUSIVE_PROCESS 3; 1, the old
+// EXCLUSIVE_THREAD, is no longer in cuda.h (driver_types.h keeps cudaComputeModeExclusive = 1).
 constexpr int kComputeModeDefault = 0, kComputeModeProhibited = 2, kComputeModeExclusiveProcess = 3;
 // CUDA_ERROR_DEVICE_UNAVAILABLE and cudaErrorDevicesUnavailable: what a context refused by the compute mode reads.
 constexpr int kErrorDeviceUnavailable = 46;
