@@ -11,7 +11,8 @@ function(vmr_probe_language lang out_var)
   foreach(var CMAKE_${lang}_COMPILER CMAKE_${lang}_FLAGS CMAKE_${lang}_ARCHITECTURES CMAKE_CUDA_HOST_COMPILER
               CMAKE_PREFIX_PATH)
     if(DEFINED ${var} AND NOT "${${var}}" STREQUAL "")
-      list(APPEND args "-D${var}=${${var}}")
+      string(REPLACE ";" "\\;" _value "${${var}}")  # a list of targets stays one -D argument
+      list(APPEND args "-D${var}=${_value}")
     endif()
   endforeach()
   execute_process(COMMAND ${CMAKE_COMMAND} -S ${dir} -B ${dir}/build -G ${CMAKE_GENERATOR} ${args}
@@ -119,6 +120,25 @@ else()
 endif()
 
 # --- CUDA -----------------------------------------------------------------------------------------------------------
+# The NVIDIA targets when none is given: every major architecture the compiler supports from sm_60, plus PTX of the
+# newest, by the rule scripts/amalgamate and the build without cmake use too (scripts/lib/cuda_archs.sh). A binary
+# without code for its GPU SKIPs every case naming both (cuda_rules.h missing_kernel_image).
+function(vmr_cuda_default_architectures out_var how_var)
+  execute_process(COMMAND bash -c "source \"$1\" && vmr_cuda_default_archs \"$2\"" vmr
+                          ${CMAKE_SOURCE_DIR}/scripts/lib/cuda_archs.sh ${CMAKE_CUDA_COMPILER}
+                  OUTPUT_VARIABLE _archs ERROR_VARIABLE _err RESULT_VARIABLE _rc OUTPUT_STRIP_TRAILING_WHITESPACE
+                  ERROR_STRIP_TRAILING_WHITESPACE TIMEOUT 60)
+  if(_rc EQUAL 0 AND _archs)
+    set(${out_var} "${_archs}" PARENT_SCOPE)
+    set(${how_var} "each major architecture from sm_60 that ${CMAKE_CUDA_COMPILER} --list-gpu-code names, PTX of the newest"
+        PARENT_SCOPE)
+  else()
+    string(REPLACE "\n" " " _err "${_err}")
+    set(${out_var} all-major PARENT_SCOPE)
+    set(${how_var} "nvcc's all-major: the rule could not ask the compiler (${_err})" PARENT_SCOPE)
+  endif()
+endfunction()
+
 option(VMR_ENABLE_CUDA "Build the CUDA reference when nvcc works" ON)
 set(VMR_HAVE_CUDA OFF)
 if(NOT VMR_ENABLE_CUDA)
@@ -127,17 +147,19 @@ else()
   if(NOT DEFINED CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
     set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc CACHE FILEPATH "nvcc")
   endif()
-  if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
-    set(CMAKE_CUDA_ARCHITECTURES 90 CACHE STRING "NVIDIA GPU targets (90: H100/H200)")
-  endif()
   if(NOT DEFINED CMAKE_CUDA_COMPILER)
     message(STATUS "backend cuda: OFF (no nvcc; install the CUDA toolkit or set CMAKE_CUDA_COMPILER)")
   else()
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+      vmr_cuda_default_architectures(_archs _archs_how)
+      set(CMAKE_CUDA_ARCHITECTURES "${_archs}" CACHE STRING "NVIDIA GPU targets (${_archs_how})")
+      message(STATUS "backend cuda: targets ${_archs}: ${_archs_how}; set -DCMAKE_CUDA_ARCHITECTURES=... to choose")
+    endif()
     vmr_probe_language(CUDA _cuda_ok)
     if(_cuda_ok)
       enable_language(CUDA)
       set(VMR_HAVE_CUDA ON)
-      message(STATUS "backend cuda: ON (${CMAKE_CUDA_COMPILER}, sm_${CMAKE_CUDA_ARCHITECTURES}; "
+      message(STATUS "backend cuda: ON (${CMAKE_CUDA_COMPILER}, targets ${CMAKE_CUDA_ARCHITECTURES}; "
                      "cudart linked statically so binaries start without libcuda.so.1)")
     else()
       message(STATUS "backend cuda: OFF (enable_language(CUDA) fails: ${_cuda_ok_WHY})")

@@ -61,3 +61,45 @@ TEST(CudaRules, OtherRefusalsFail) {
     EXPECT_EQ(s.detail, "cudaFree returned X");
   }
 }
+
+// A build without code for the GPU (an sm_80-only build on an H200) must SKIP naming the GPU's sm and the targets
+// built: every launch would fail "no kernel image", a FAIL that is the build's, and health-check would drain.
+namespace {
+const std::string kNoImage = "cudaFuncGetAttributes returned cudaErrorNoKernelImageForDevice (no kernel image is "
+                             "available for execution on the device)";
+}
+
+TEST(CudaRules, KernelImagePresentPasses) {
+  EXPECT_EQ(missing_kernel_image(0, 9, 0, 0, "", "75-real,80-real,90-real,120").verdict, vmr::Verdict::Pass);
+}
+
+TEST(CudaRules, NoKernelImageSkipsNamingTheSmAndTheTargets) {
+  const vmr::Status s = missing_kernel_image(1, 9, 0, kErrorNoKernelImageForDevice, kNoImage, "80-real");
+  EXPECT_EQ(s.verdict, vmr::Verdict::Skip);
+  EXPECT_EQ(s.detail,
+            "device 1: this build has no code for sm_90 (built for 80-real): reconfigure with "
+            "-DCMAKE_CUDA_ARCHITECTURES=90 (or leave it unset: every architecture nvcc supports); " +
+                kNoImage);
+}
+
+TEST(CudaRules, NoKernelImageNamesMinorAndEmptyTargets) {
+  const vmr::Status s = missing_kernel_image(0, 8, 9, kErrorNoKernelImageForDevice, kNoImage, "");
+  EXPECT_EQ(s.verdict, vmr::Verdict::Skip);
+  EXPECT_NE(s.detail.find("no code for sm_89 (built for nothing)"), std::string::npos) << s.detail;
+}
+
+// Only PTX newer than the driver's compiler: still the build's fault (real code for the GPU fixes it).
+TEST(CudaRules, PtxNewerThanTheDriverSkips) {
+  const vmr::Status s = missing_kernel_image(0, 8, 0, kErrorUnsupportedPtxVersion, "e", "120-virtual");
+  EXPECT_EQ(s.verdict, vmr::Verdict::Skip);
+  EXPECT_NE(s.detail.find("sm_80 is PTX newer than this driver compiles (built for 120-virtual)"), std::string::npos)
+      << s.detail;
+}
+
+// Any other answer is no statement about the build: the FAIL it was, named.
+TEST(CudaRules, OtherErrorOfTheImageCheckFails) {
+  const vmr::Status s = missing_kernel_image(0, 9, 0, 98, "cudaFuncGetAttributes returned cudaErrorInvalidDeviceFunction",
+                                             "90");
+  EXPECT_EQ(s.verdict, vmr::Verdict::Fail);
+  EXPECT_EQ(s.detail, "cudaFuncGetAttributes returned cudaErrorInvalidDeviceFunction");
+}

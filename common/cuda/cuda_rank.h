@@ -14,7 +14,20 @@
 #include "cuda/cuda_api.h"
 #include "cuda/cuda_vmem.h"
 #include "gpu/gpu_errors.h"
+#include "gpu/gpu_kernels.h"
 #include "harness/harness.h"
+
+// The targets this binary was compiled for: CMake's list (common/cuda/CMakeLists.txt), else, built outside CMake
+// (the single files), nvcc's own __CUDA_ARCH_LIST__ (virtual architectures, 800 for compute_80).
+#ifndef VMR_CUDA_ARCHS
+#define VMR_CUDA_ARCH_TEXT(...) #__VA_ARGS__
+#define VMR_CUDA_ARCH_STRING(...) VMR_CUDA_ARCH_TEXT(__VA_ARGS__)
+#ifdef __CUDA_ARCH_LIST__
+#define VMR_CUDA_ARCHS "__CUDA_ARCH_LIST__ " VMR_CUDA_ARCH_STRING(__CUDA_ARCH_LIST__)
+#else
+#define VMR_CUDA_ARCHS "unknown (built outside CMake)"
+#endif
+#endif
 
 namespace vmr_cuda {
 
@@ -71,6 +84,15 @@ inline Status describe_rank(vmr::RankContext& ctx, RankState* state) {
   ctx.info("device", std::to_string(ctx.device()));
   ctx.info("device_name", prop.name);
   ctx.info("compute_capability", std::to_string(prop.major) + "." + std::to_string(prop.minor));
+  ctx.info("built_archs", VMR_CUDA_ARCHS);
+  // Whether this binary has code for the GPU, asked of a case kernel (each binary's kernels are compiled alike):
+  // without it every launch fails "no kernel image", which is the build's fault, not the node's. The error is
+  // not sticky; cudaGetLastError clears it so no later check reads it as a case's.
+  cudaFuncAttributes attr{};
+  const cudaError_t image = cudaFuncGetAttributes(&attr, vmr_gpu::k_store);
+  (void)cudaGetLastError();
+  VMR_TRY(missing_kernel_image(ctx.device(), prop.major, prop.minor, int(image),
+                               vmr_gpu::gpu_error("cudaFuncGetAttributes", image), VMR_CUDA_ARCHS));
   ctx.info("pci_bus_id", bus);
   ctx.info("uuid", uuid_text(uuid));
 

@@ -36,4 +36,19 @@ vmr::Status context_refused(int device, int compute_mode, int processes, int err
                            call_error);
 }
 
+vmr::Status missing_kernel_image(int device, int major, int minor, int error, const std::string& call_error,
+                                 const std::string& built) {
+  if (error == 0) return vmr::Status::pass();
+  if (error != kErrorNoKernelImageForDevice && error != kErrorUnsupportedPtxVersion)
+    return vmr::Status::fail(call_error);
+  const std::string sm = std::to_string(major) + std::to_string(minor);
+  const std::string why = error == kErrorNoKernelImageForDevice
+                              ? "this build has no code for sm_" + sm
+                              : "this build's code for sm_" + sm + " is PTX newer than this driver compiles";
+  return vmr::Status::skip("device " + std::to_string(device) + ": " + why + " (built for " +
+                           (built.empty() ? std::string("nothing") : built) +
+                           "): reconfigure with -DCMAKE_CUDA_ARCHITECTURES=" + sm +
+                           " (or leave it unset: every architecture nvcc supports); " + call_error);
+}
+
 }  // namespace vmr_cuda

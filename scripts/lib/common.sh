@@ -107,13 +107,14 @@ vmr_build_single_files() {
   cxx=$(command -v c++ || command -v g++ || command -v clang++) || { vmr_say "no C++ compiler on PATH"; return 1; }
   mkdir -p "$bin" "$dist"
   source "$VMR_ROOT/scripts/lib/manifest.sh"
+  source "$VMR_ROOT/scripts/lib/cuda_archs.sh"  # vmr_nvcc: the nvcc amalgamate's printed command is for
   {
     echo "# vmem-repro manifest (single-file build, no cmake): binary, backend, built (yes/no), defines, sources"
     while IFS=$'\t' read -r name backend built defines sources; do
       built=no
       case "$backend" in  # (a missing compiler is an empty `need`, never an error: callers run under set -e)
         host) need=$cxx ;;
-        cuda) need=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null || true) ;;
+        cuda) need=$(vmr_nvcc || true) ;;
         *) need=$(command -v hipcc || true) ;;
       esac
       if [ -n "$need" ] && cmd=$(DIST_DIR="$dist" "$VMR_ROOT/scripts/amalgamate" "$name" 2>/dev/null); then
