@@ -65,8 +65,9 @@ TEST(CudaRules, OtherRefusalsFail) {
 // A build without code for the GPU (an sm_80-only build on an H200) must SKIP naming the GPU's sm and the targets
 // built: every launch would fail "no kernel image", a FAIL that is the build's, and health-check would drain.
 namespace {
-const std::string kNoImage = "cudaFuncGetAttributes returned cudaErrorNoKernelImageForDevice (no kernel image is "
-                             "available for execution on the device)";
+const std::string kNoImage =
+    "cudaFuncGetAttributes returned cudaErrorNoKernelImageForDevice (no kernel image is "
+    "available for execution on the device)";
 }
 
 TEST(CudaRules, KernelImagePresentPasses) {
@@ -98,8 +99,8 @@ TEST(CudaRules, PtxNewerThanTheDriverSkips) {
 
 // Any other answer is no statement about the build: the FAIL it was, named.
 TEST(CudaRules, OtherErrorOfTheImageCheckFails) {
-  const vmr::Status s = missing_kernel_image(0, 9, 0, 98, "cudaFuncGetAttributes returned cudaErrorInvalidDeviceFunction",
-                                             "90");
+  const vmr::Status s =
+      missing_kernel_image(0, 9, 0, 98, "cudaFuncGetAttributes returned cudaErrorInvalidDeviceFunction", "90");
   EXPECT_EQ(s.verdict, vmr::Verdict::Fail);
   EXPECT_EQ(s.detail, "cudaFuncGetAttributes returned cudaErrorInvalidDeviceFunction");
 }
