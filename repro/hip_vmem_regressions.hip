@@ -18,9 +18,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "amd/hip_memory_meter.h"
 #include "amd/hip_rank.h"
 #include "amd/hip_vmem.h"
 #include "gpu/gpu_host.h"
@@ -37,6 +39,7 @@ using namespace vmr_gpu;
 using vmr_hip::Block;
 using vmr_hip::Handle;
 using vmr_hip::Mapping;
+using vmr_hip::MemoryMeter;
 using vmr_hip::Reservation;
 
 constexpr hipMemAllocationType kType = hipMemAllocationTypePinned;
@@ -106,54 +109,73 @@ Status case_reexport_after_close(RankContext& ctx, const RankState& state) {
 }
 
 // Each cycle maps new memory into a reservation of its own, uses it, unmaps and releases it, and keeps the VA
-// reserved, as an allocator that keeps its VA does; what the cycles leave behind is counted: device memory and open
-// fds. (One reservation reused by every cycle would hide the 7.2 leak: each new map at the same VA replaces the
-// mapping the last unmap left, freeing its memory.)
+// reserved, as an allocator that keeps its VA does; what the cycles leave behind is counted: this process's own
+// device memory (gpu/process_memory.h decides which count may judge, and says which did) and open fds. (One
+// reservation reused by every cycle would hide the 7.2 leak: each new map at the same VA replaces the mapping the last
+// unmap left, freeing its memory.) VMR_SELFTEST_PLANT_LEAK=unmap-leak leaves each cycle's handle unreleased: the
+// self-test that this case FAILs on a real leak.
 constexpr int kLeakCycles = 16;
 constexpr size_t kLeakBytes = size_t(64) << 20;
 
 Status case_unmap_leak(RankContext& ctx, const RankState& state) {
+  bool plant = false;
+  VMR_TRY(plant_leak_switch(std::getenv(kPlantLeakVariable), "unmap-leak", &plant));
+  if (plant)
+    ctx.info("selftest_planted_leak",
+             std::string(kPlantLeakVariable) + "=unmap-leak: each cycle's handle is left unreleased (a self-test)");
   const size_t size = read_plan(state.granule, kLeakBytes).bytes;
   std::vector<Reservation> ranges(kLeakCycles);  // every VA stays reserved to the end
   for (auto& range : ranges) VMR_TRY(state.hip.reserve(size, &range));
+  MemoryMeter meter;
+  VMR_TRY(meter.open(state));
   ctx.phase_done("setup");
   // Measured while no rank holds cycle memory (ranks may share a GPU): the barriers keep every rank's cycles out
   // of every other rank's two readings.
-  size_t fds_before = 0, fds_after = 0, free_before = 0, free_after = 0;
+  size_t fds_before = 0, fds_after = 0;
+  LeakReadings mem;
   VMR_TRY(ctx.mesh().barrier("before-cycles"));
   VMR_TRY(vmr::count_open_fds(&fds_before));
-  VMR_TRY(device_free_bytes(&free_before));
+  VMR_TRY(meter.read(&mem.process_before, &mem.device_free_before));
   VMR_TRY(ctx.mesh().barrier("measured-before"));
   for (int cycle = 0; cycle < kLeakCycles; ++cycle) {
-    Handle mem;
+    Handle mem_handle;
     Mapping map;
-    VMR_TRY(state.hip.create(size, &mem));
-    VMR_TRY(state.hip.map(ranges[cycle].va, size, mem, &map));
+    VMR_TRY(state.hip.create(size, &mem_handle));
+    VMR_TRY(state.hip.map(ranges[cycle].va, size, mem_handle, &map));
     VMR_TRY(state.hip.grant_own(ranges[cycle].va, size));
     VMR_TRY(write_and_check(map.span(), cycle, "cycle " + std::to_string(cycle)));
-    VMR_TRY(state.hip.unmap(&map));  // checked; the Handle's release follows at the end of the cycle
+    if (cycle == 0) mem.process_held = meter.process();  // proof that the count sees this process's VMem
+    VMR_TRY(state.hip.unmap(&map));       // checked; the Handle's release follows at the end of the cycle
+    if (plant) mem_handle.valid = false;  // the planted leak: never released (the process's exit frees it)
   }
   VMR_TRY(ctx.mesh().barrier("cycled"));
   VMR_TRY(vmr::count_open_fds(&fds_after));
-  VMR_TRY(device_free_bytes(&free_after));
+  VMR_TRY(meter.read(&mem.process_after, &mem.device_free_after));
+  mem.others = meter.others();
   ctx.phase_done("run");
-  const long long kept = (long long)free_before - (long long)free_after,
-                  fds = (long long)fds_after - (long long)fds_before;
-  ctx.info("unmap_cycles_left", std::to_string(kept >> 20) + " MiB of device memory and " + std::to_string(fds) +
-                                    " fds over " + std::to_string(kLeakCycles) + " cycles of " +
+  const MemoryDecision kept = judge_device_memory(meter.source(), mem, size, kLeakCycles);
+  const long long fds = (long long)fds_after - (long long)fds_before;
+  ctx.info("unmap_cycles_left", std::to_string(kept.kept_bytes >> 20) + " MiB of device memory and " +
+                                    std::to_string(fds) + " fds over " + std::to_string(kLeakCycles) + " cycles of " +
                                     std::to_string(size >> 20) + " MiB");
+  ctx.info("device_memory_source", kept.source + ": " + kept.why);
   VMR_TRY(ctx.mesh().barrier("measured-after"));
-  if (kept >= (long long)(kLeakCycles / 2) * (long long)size)
+  const std::string planted = plant ? " (leak planted by " + std::string(kPlantLeakVariable) + ", a self-test)" : "";
+  if (kept.judgement == MemoryJudgement::Kept)
     return Status::fail("device memory not returned after hipMemUnmap + hipMemRelease while the VA stays reserved: " +
                         std::to_string(kLeakCycles) + " cycles of " + std::to_string(size >> 20) + " MiB left " +
-                        std::to_string(kept >> 20) + " MiB in use");
+                        std::to_string(kept.kept_bytes >> 20) + " MiB in use, by " + kept.source + " (" + kept.why +
+                        ")" + planted);
   if (fds >= kLeakCycles / 2)
     return Status::fail(std::to_string(kLeakCycles) + " map / unmap / release cycles left " + std::to_string(fds) +
                         " more fds open (" + std::to_string(fds_before) + " -> " + std::to_string(fds_after) + ")");
+  if (kept.judgement == MemoryJudgement::Undecided)
+    return Status::skip("whether " + std::to_string(kLeakCycles) + " cycles of " + std::to_string(size >> 20) +
+                        " MiB returned their device memory is undecided: " + kept.why + planted);
   return Status::pass(std::to_string(kLeakCycles) + " create / map / unmap / release cycles of " +
                       std::to_string(size >> 20) + " MiB, each VA kept reserved: device memory back (" +
-                      std::to_string(kept >> 20) + " MiB apart), open fds " + std::to_string(fds_before) + " -> " +
-                      std::to_string(fds_after));
+                      std::to_string(kept.kept_bytes >> 20) + " MiB apart, by " + kept.source + "), open fds " +
+                      std::to_string(fds_before) + " -> " + std::to_string(fds_after) + planted);
 }
 
 // Each rank creates kHandles one-granule handles with at most kFdHeadroom more fds allowed than it holds.
