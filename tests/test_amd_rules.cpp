@@ -3,9 +3,11 @@
 
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <optional>
 
 #include "amd/amd_rules.h"
+#include "harness/expected.h"
 
 using namespace vmr_amd;
 
@@ -63,25 +65,131 @@ TEST(AmdRules, OsHandleOverride) {
   EXPECT_NE(bad.detail.find("VMR_HIP_OSHANDLE='by-value'"), std::string::npos) << bad.detail;
 }
 
-TEST(AmdRules, RocmReleaseFromTheInstallElseTheRuntime) {
-  std::string source;
-  EXPECT_EQ(rocm_release("7.0.2.1-69~22.04", kHip70, &source), "7.0.2.1");
-  EXPECT_NE(source.find(".info/version"), std::string::npos);
-  EXPECT_EQ(rocm_release("6.4.1-120", kHip64, &source), "6.4.1");
-  EXPECT_EQ(rocm_release("unavailable (/opt/rocm/.info/version not readable)", kHip70, &source), "7.0");
-  EXPECT_NE(source.find("major.minor"), std::string::npos);
-  EXPECT_EQ(rocm_release("", kHip71, &source), "7.1");
-  EXPECT_EQ(rocm_release("7", kHip71, &source), "7.1");  // one bare number is not a release
-  // Nightlies and TheRock builds (rocm-systems#11185): the pre-release is kept whole, a build number dropped.
-  constexpr int kHip715 = 71500027, kHip714 = 71460850;  // HIP_VERSION of 7.15 and 7.14 builds
-  EXPECT_EQ(rocm_release("7.15.0a20260727", kHip715, &source), "7.15.0a20260727");
-  EXPECT_NE(source.find(".info/version"), std::string::npos) << source;
-  EXPECT_EQ(rocm_release("7.14.60850", kHip714, &source), "7.14");
-  EXPECT_NE(source.find("build number"), std::string::npos) << source;
-  EXPECT_EQ(rocm_release("7.14.2", kHip714, &source), "7.14.2");  // a patch release keeps its third field
-  // A version file of another install than the HIP runtime loaded does not count.
-  EXPECT_EQ(rocm_release("6.4.1-120", kHip70, &source), "7.0");
-  EXPECT_NE(source.find("another install"), std::string::npos) << source;
+// --- the ROCm release: the loaded runtime's install, then the fallbacks, then HIP's major.minor ------------------
+
+namespace {
+using Files = std::map<std::string, std::string>;  // a file system of .info/version files: path -> first line
+
+ReleaseFacts release_on(const Files& files, const std::string& library, int hip, const char* rocm_path = nullptr) {
+  return rocm_release(version_files(library, rocm_path), hip, [&](const std::string& path) {
+    auto it = files.find(path);
+    return it == files.end() ? std::nullopt : std::optional<std::string>(it->second);
+  });
+}
+const std::string kFull = "full", kMajorMinor(vmr::kMajorMinorOnly);
+}  // namespace
+
+// HIP is numbered apart from the ROCm release (amd_rules.h): the loaded runtime's own .info/version wins.
+TEST(AmdRules, RocmReleaseIsTheLoadedRuntimesInstallWhateverHipSays) {
+  // TheRock 10.1.0 with HIP 7.16 (rocm-systems PR #11712 bumps HIP 7.16 -> 7.17 for ROCm 10.2), beside an
+  // /opt/rocm of another release.
+  constexpr int kHip716 = 71600000;
+  ReleaseFacts r = release_on({{"/opt/therock-10.1/.info/version", "10.1.0"}, {"/opt/rocm/.info/version", "7.2.0"}},
+                              "/opt/therock-10.1/lib/libamdhip64.so.7", kHip716, "/opt/rocm");
+  EXPECT_EQ(r.release, "10.1.0");
+  EXPECT_EQ(r.precision, kFull);
+  EXPECT_EQ(r.file, "/opt/therock-10.1/.info/version");
+  EXPECT_EQ(r.line, "10.1.0");
+  EXPECT_NE(r.source.find("the loaded HIP runtime"), std::string::npos) << r.source;
+  // A real 7.14.0 install reports HIP 7.13.99004; here from TheRock's Python wheel layout.
+  constexpr int kHip71399004 = 71399004;
+  EXPECT_EQ(hip_version_text(kHip71399004), "7.13.99004");
+  const std::string wheel = "/venv/lib/python3.12/site-packages/_rocm_sdk_core";
+  r = release_on({{wheel + "/.info/version", "7.14.0"}}, wheel + "/lib/libamdhip64.so.7", kHip71399004);
+  EXPECT_EQ(r.release, "7.14.0");
+  EXPECT_EQ(r.precision, kFull);
+  // The 7.0.2.2 point build reports 7.0's HIP_VERSION (that of 7.0.2.1) and writes M.m.p.POINT: its by-value
+  // import follows from the release.
+  r = release_on({{"/opt/rocm-7.0.2/.info/version", "7.0.2.2"}}, "/opt/rocm-7.0.2/lib/libamdhip64.so.7.0.70002",
+                 kHip70);
+  EXPECT_EQ(r.release, "7.0.2.2");
+  EXPECT_EQ(r.precision, kFull);
+  EXPECT_EQ(decide(kHip70, r.release), OsHandle::Value);
+  // A nightly's pre-release string is kept whole (7.15.0a20260727 < 7.15.0), as is a packaged suffix dropped.
+  constexpr int kHip715 = 71500000;
+  r = release_on({{"/opt/nightly/.info/version", "7.15.0a20260727"}}, "/opt/nightly/lib/libamdhip64.so.7", kHip715);
+  EXPECT_EQ(r.release, "7.15.0a20260727");
+  EXPECT_EQ(r.precision, kFull);
+  r = release_on({{"/opt/rocm-7.0.2/.info/version", "7.0.2.1-69~22.04"}}, "/opt/rocm-7.0.2/lib/libamdhip64.so.7",
+                 kHip70);
+  EXPECT_EQ(r.release, "7.0.2.1");
+  // A build number in the third field leaves only major.minor, and says so.
+  constexpr int kHip714 = 71460850;
+  r = release_on({{"/opt/t/.info/version", "7.14.60850"}}, "/opt/t/lib/libamdhip64.so.7", kHip714);
+  EXPECT_EQ(r.release, "7.14");
+  EXPECT_EQ(r.precision, kMajorMinor);
+  EXPECT_NE(r.source.find("build number"), std::string::npos) << r.source;
+  r = release_on({{"/opt/t/.info/version", "7.14.2"}}, "/opt/t/lib/libamdhip64.so.7", kHip714);
+  EXPECT_EQ(r.release, "7.14.2");  // a patch release keeps its third field
+}
+
+// Where the install's root is: the library's directory's parent or grandparent, never "/", never the executable.
+TEST(AmdRules, VersionFilesOfTheLoadedRuntimeThenTheFallbacks) {
+  auto paths = [](const std::string& library, const char* rocm_path) {
+    std::vector<std::string> out;
+    for (const auto& f : version_files(library, rocm_path))
+      out.push_back(f.path + (f.install == InstallOf::LoadedRuntime ? " loaded"
+                              : f.install == InstallOf::RocmPath    ? " ROCM_PATH"
+                                                                    : " opt"));
+    return out;
+  };
+  EXPECT_EQ(paths("/usr/lib/x86_64-linux-gnu/libamdhip64.so.5.2.50203", "/opt/rocm-6.4.1"),
+            (std::vector<std::string>{"/usr/lib/.info/version loaded", "/usr/.info/version loaded",
+                                      "/opt/rocm-6.4.1/.info/version ROCM_PATH", "/opt/rocm/.info/version opt"}));
+  EXPECT_EQ(paths("/opt/rocm-7.0.2/lib/libamdhip64.so.7", ""),
+            (std::vector<std::string>{"/opt/rocm-7.0.2/.info/version loaded", "/opt/.info/version loaded",
+                                      "/opt/rocm/.info/version opt"}));
+  EXPECT_EQ(paths("/lib/libamdhip64.so.6", nullptr), (std::vector<std::string>{"/opt/rocm/.info/version opt"}));
+  // Not the runtime: an executable dladdr named (a canonical PLT entry), or no path at all.
+  EXPECT_EQ(paths("/home/u/build/bin/repro_hip_vmem_pinned", nullptr),
+            (std::vector<std::string>{"/opt/rocm/.info/version opt"}));
+  EXPECT_EQ(paths("(dladdr cannot tell which object defines hipRuntimeGetVersion)", "/r"),
+            (std::vector<std::string>{"/r/.info/version ROCM_PATH", "/opt/rocm/.info/version opt"}));
+  // Debian's layout, two levels below its root.
+  ReleaseFacts r = release_on({{"/usr/.info/version", "6.4.3"}}, "/usr/lib/x86_64-linux-gnu/libamdhip64.so.6", kHip64);
+  EXPECT_EQ(r.release, "6.4.3");
+  EXPECT_EQ(r.file, "/usr/.info/version");
+  // "/.info/version" belongs to no install.
+  r = release_on({{"/.info/version", "6.4.3"}}, "/lib/libamdhip64.so.6", kHip64);
+  EXPECT_EQ(r.release, "6.4");
+  EXPECT_EQ(r.precision, kMajorMinor);
+}
+
+// $ROCM_PATH and /opt/rocm may be other installs: they count only where HIP's major.minor agrees; with none, HIP's
+// major.minor, marked as known to major.minor only.
+TEST(AmdRules, FallbacksAreCrossCheckedElseHipsMajorMinor) {
+  const std::string debian = "/usr/lib/x86_64-linux-gnu/libamdhip64.so.6";  // no .info/version in its install
+  ReleaseFacts r = release_on({}, debian, kHip64);
+  EXPECT_EQ(r.release, "6.4");
+  EXPECT_EQ(r.precision, kMajorMinor);
+  EXPECT_EQ(r.file, "");
+  EXPECT_NE(r.source.find("hipRuntimeGetVersion"), std::string::npos) << r.source;
+  EXPECT_NE(r.source.find("no readable .info/version"), std::string::npos) << r.source;
+  r = release_on({{"/opt/rocm-6.4.1/.info/version", "6.4.1-120"}}, debian, kHip64, "/opt/rocm-6.4.1");
+  EXPECT_EQ(r.release, "6.4.1");
+  EXPECT_EQ(r.precision, kFull);
+  EXPECT_NE(r.source.find("$ROCM_PATH"), std::string::npos) << r.source;
+  r = release_on({{"/opt/rocm/.info/version", "6.4.2"}}, debian, kHip64);
+  EXPECT_EQ(r.release, "6.4.2");
+  // Another install's file is passed over, and named.
+  r = release_on({{"/opt/rocm-7.0.2/.info/version", "7.0.2"}, {"/opt/rocm/.info/version", "7.2.0"}}, debian, kHip64,
+                 "/opt/rocm-7.0.2");
+  EXPECT_EQ(r.release, "6.4");
+  EXPECT_EQ(r.precision, kMajorMinor);
+  EXPECT_NE(r.source.find("/opt/rocm-7.0.2/.info/version says 7.0.2, not the HIP runtime's 6.4"), std::string::npos)
+      << r.source;
+  EXPECT_NE(r.source.find("/opt/rocm/.info/version says 7.2.0"), std::string::npos) << r.source;
+  // A fallback that disagrees is passed over for the next one that agrees.
+  r = release_on({{"/opt/rocm-7.0.2/.info/version", "7.0.2"}, {"/opt/rocm/.info/version", "6.4.3"}}, debian, kHip64,
+                 "/opt/rocm-7.0.2");
+  EXPECT_EQ(r.release, "6.4.3");
+  // A line that names no version is no release ("7": one bare number); the next file decides.
+  r = release_on({{"/usr/lib/.info/version", "7"}, {"/opt/rocm/.info/version", "7.1.1"}},
+                 "/usr/lib/x86_64-linux-gnu/libamdhip64.so.7", kHip71);
+  EXPECT_EQ(r.release, "7.1.1");
+  r = release_on({{"/opt/rocm/.info/version", ""}}, debian, kHip71);
+  EXPECT_EQ(r.release, "7.1");
+  EXPECT_NE(r.source.find("names no version"), std::string::npos) << r.source;
 }
 
 TEST(AmdRules, PciBusIdKeepsTheFunction) {

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "harness/expected.h"
 
 using namespace vmr;
@@ -25,12 +27,15 @@ TEST(Expected, ConditionalRowsAreTriedInOrder) {
   ASSERT_TRUE(parse_expected_table(t, &rows).ok());
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[1].labels, (std::vector<std::string>{"amd", "iris#418"}));
-  EXPECT_EQ(find_expected(rows, "repro_x", "atomics", {{"rocm_release", "7.10.1"}, {"fine_pool", "yes"}})->verdict,
-            Verdict::Pass);
-  EXPECT_EQ(find_expected(rows, "repro_x", "atomics", {{"rocm_release", "7.1.9"}, {"fine_pool", "yes"}})->verdict,
-            Verdict::Crash);
-  EXPECT_EQ(find_expected(rows, "repro_x", "atomics", {{"fine_pool", "yes"}})->verdict, Verdict::Crash);
-  EXPECT_EQ(find_expected(rows, "repro_x", "read", {}), nullptr);
+  auto only = [&](const Facts& facts) {
+    auto found = expected_rows(rows, "repro_x", "atomics", facts);
+    EXPECT_EQ(found.size(), 1u);  // exact facts: one row decides
+    return found.empty() ? Verdict::Harness : found[0]->verdict;
+  };
+  EXPECT_EQ(only({{"rocm_release", "7.10.1"}, {"fine_pool", "yes"}}), Verdict::Pass);
+  EXPECT_EQ(only({{"rocm_release", "7.1.9"}, {"fine_pool", "yes"}}), Verdict::Crash);
+  EXPECT_EQ(only({{"fine_pool", "yes"}}), Verdict::Crash);
+  EXPECT_TRUE(expected_rows(rows, "repro_x", "read", {}).empty());
   EXPECT_TRUE(case_policy(rows, "repro_x", "atomics").known_crash);
   EXPECT_FALSE(case_policy(rows, "repro_x", "read").known_crash);
 }
@@ -118,6 +123,125 @@ TEST(Expected, PreReleaseVersionsOrderBelowTheirRelease) {
   EXPECT_FALSE(condition_holds("rocm_release>=7.15", node));
   EXPECT_FALSE(condition_holds("rocm_release=7.15.0", node));
   EXPECT_FALSE(condition_holds("rocm_release<=7.14.99", node));
+}
+
+// A release known only to major.minor ("6.4": hipRuntimeGetVersion alone) stands for every 6.4.p, never 6.4.0: a
+// term its patch level decides is open (Maybe), one every 6.4.p decides alike is decided.
+TEST(Expected, AReleaseKnownToMajorMinorOnlyLeavesPatchLevelTermsOpen) {
+  const Facts mm{{"rocm_release", "6.4"}, {"rocm_release_precision", std::string(kMajorMinorOnly)}};
+  EXPECT_EQ(condition_truth("rocm_release<6.4.2", mm), Truth::Maybe);
+  EXPECT_EQ(condition_truth("rocm_release>=6.4 & rocm_release<6.4.2", mm), Truth::Maybe);
+  EXPECT_EQ(condition_truth("rocm_release>6.4", mm), Truth::Maybe);     // 6.4.0 is not, 6.4.1 is
+  EXPECT_EQ(condition_truth("rocm_release<=6.4.0", mm), Truth::Maybe);  // 6.4.0 is, 6.4.1 is not
+  EXPECT_EQ(condition_truth("rocm_release=6.4", mm), Truth::Maybe);
+  EXPECT_EQ(condition_truth("rocm_release!=6.4.3", mm), Truth::Maybe);
+  EXPECT_EQ(condition_truth("rocm_release>=6.4", mm), Truth::Yes);
+  EXPECT_EQ(condition_truth("rocm_release>=6.4.0", mm), Truth::Yes);
+  EXPECT_EQ(condition_truth("rocm_release>6.3.9", mm), Truth::Yes);
+  EXPECT_EQ(condition_truth("rocm_release<6.5", mm), Truth::Yes);
+  EXPECT_EQ(condition_truth("rocm_release<6.5.0a20260101", mm), Truth::Yes);  // below 6.5's nightlies too
+  EXPECT_EQ(condition_truth("rocm_release!=7.0", mm), Truth::Yes);
+  EXPECT_EQ(condition_truth("rocm_release<6.4", mm), Truth::No);
+  EXPECT_EQ(condition_truth("rocm_release<6.4.0", mm), Truth::No);
+  EXPECT_EQ(condition_truth("rocm_release>=6.5", mm), Truth::No);
+  EXPECT_EQ(condition_truth("rocm_release=7.0", mm), Truth::No);
+  EXPECT_EQ(condition_truth("rocm_release<6.2", mm), Truth::No);
+  // An open term beside a false one is false; beside true ones, open; condition_holds wants certainty.
+  EXPECT_EQ(condition_truth("rocm_release<6.4.2 & fine_pool=yes", mm), Truth::No);
+  EXPECT_FALSE(condition_holds("rocm_release<6.4.2", mm));
+  EXPECT_TRUE(condition_holds("rocm_release>=6.4 & rocm_release<6.5", mm));
+  // The same value with its patch level known, or a record without the precision fact, is exact: 6.4 = 6.4.0.
+  const Facts exact{{"rocm_release", "6.4"}, {"rocm_release_precision", "full"}}, old_record{{"rocm_release", "6.4"}};
+  EXPECT_EQ(condition_truth("rocm_release<6.4.2", exact), Truth::Yes);
+  EXPECT_EQ(condition_truth("rocm_release<6.4.2", old_record), Truth::Yes);
+  EXPECT_EQ(condition_truth("rocm_release<6.4.2", {{"rocm_release", "6.4.2"}}), Truth::No);
+  // Only a plain major.minor can be read so: anything else compares as it stands.
+  const Facts odd{{"rocm_release", "6.4.1"}, {"rocm_release_precision", std::string(kMajorMinorOnly)}};
+  EXPECT_EQ(condition_truth("rocm_release<6.4.2", odd), Truth::Yes);
+}
+
+// unmap-leak's `>=6.4 & <6.4.2 -> FAIL` (ROCm/hip#3781, fixed in 6.4.2) on a release known as "6.4" only: that row
+// and the one after it both apply, so FAIL and PASS are both as expected; with the patch level known, one row.
+TEST(Expected, APatchLevelRowOnAMajorMinorReleaseAllowsEitherVerdict) {
+  auto rows = [](const std::vector<ExpectedRow>& table, const Facts& facts) {
+    std::vector<int> lines;
+    for (const ExpectedRow* r : expected_rows(table, "repro_x", "leak", facts)) lines.push_back(r->line);
+    return lines;
+  };
+  std::vector<ExpectedRow> table;
+  ASSERT_TRUE(parse_expected_table(
+                  std::string(kHeader) +  // lines 5, 6, 7, 8
+                      "| repro_x | leak | rocm_release<6.2 | SKIP | - | e |\n"
+                      "| repro_x | leak | rocm_release>=6.4 & rocm_release<6.4.2 | FAIL ~not returned | - | e |\n"
+                      "| repro_x | leak | rocm_release>=7.2 & rocm_release<7.3 | FAIL | - | e |\n"
+                      "| repro_x | leak | * | PASS | - | e |\n",
+                  &table)
+                  .ok());
+  const std::string mm(kMajorMinorOnly);
+  EXPECT_EQ(rows(table, {{"rocm_release", "6.4"}, {"rocm_release_precision", mm}}), (std::vector<int>{6, 8}));
+  EXPECT_EQ(rows(table, {{"rocm_release", "6.4.2"}, {"rocm_release_precision", "full"}}), (std::vector<int>{8}));
+  EXPECT_EQ(rows(table, {{"rocm_release", "6.4.1"}, {"rocm_release_precision", "full"}}), (std::vector<int>{6}));
+  EXPECT_EQ(rows(table, {{"rocm_release", "6.4"}}), (std::vector<int>{6}));  // a record of old: 6.4.0
+  EXPECT_EQ(rows(table, {{"rocm_release", "7.2"}, {"rocm_release_precision", mm}}), (std::vector<int>{7}));
+  EXPECT_EQ(rows(table, {{"rocm_release", "6.1"}, {"rocm_release_precision", mm}}), (std::vector<int>{5}));
+  // Each open row is judged with its own reasons.
+  auto found = expected_rows(table, "repro_x", "leak", {{"rocm_release", "6.4"}, {"rocm_release_precision", mm}});
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(match_expected(*found[0], Verdict::Fail, "memory not returned"), Match::Ok);
+  EXPECT_EQ(match_expected(*found[1], Verdict::Pass, ""), Match::Ok);
+}
+
+// The built-in table on the releases issue 34 names: TheRock 10.1.0 (HIP 7.16), a real 7.14.0 (HIP 7.13.99004),
+// and a 6.4 known to major.minor only, each as rocm_release now reads it (amd_rules rocm_release).
+TEST(Expected, BuiltInTableOnTheReleasesAsRead) {
+  std::vector<ExpectedRow> table;
+  ASSERT_TRUE(parse_expected_table(kExpectedTable, &table).ok());
+  auto verdicts = [&](const char* binary, const char* case_name, const Facts& facts) {
+    std::set<Verdict> out;
+    for (const ExpectedRow* r : expected_rows(table, binary, case_name, facts))
+      out.insert(r->verdicts.begin(), r->verdicts.end());
+    return out;
+  };
+  auto conditions = [&](const char* binary, const char* case_name, const Facts& facts) {
+    std::vector<std::string> out;
+    for (const ExpectedRow* r : expected_rows(table, binary, case_name, facts)) out.push_back(r->condition);
+    return out;
+  };
+  const std::string mm(kMajorMinorOnly);
+  // unmap-leak on "6.4" (only major.minor): the 6.4.0/6.4.1 FAIL and the fixed releases' PASS.
+  const Facts r64{{"rocm_release", "6.4"}, {"rocm_release_precision", mm}};
+  EXPECT_EQ(verdicts("repro_hip_vmem_regressions", "unmap-leak", r64),
+            (std::set<Verdict>{Verdict::Fail, Verdict::Pass}));
+  EXPECT_EQ(verdicts("repro_hip_vmem_regressions", "unmap-leak", {{"rocm_release", "6.4.2"}}),
+            (std::set<Verdict>{Verdict::Pass}));
+  EXPECT_EQ(verdicts("repro_hip_vmem_regressions", "unmap-leak", {{"rocm_release", "6.4.1"}}),
+            (std::set<Verdict>{Verdict::Fail}));
+  // imported-properties with the owner on another GPU: its FAIL row is for releases below 10.1; 10.1.0 meets the
+  // FAIL/PASS row after it (HIP's 7.16, as the release was read before, met the FAIL row).
+  const Facts therock101{
+      {"rocm_release", "10.1.0"}, {"rocm_release_precision", "full"}, {"owners_on_other_gpus", "yes"}};
+  EXPECT_EQ(conditions("repro_hip_vmem_access", "imported-properties", therock101),
+            (std::vector<std::string>{"owners_on_other_gpus=yes"}));
+  EXPECT_EQ(conditions("repro_hip_vmem_access", "imported-properties",
+                       {{"rocm_release", "7.16"}, {"owners_on_other_gpus", "yes"}}),
+            (std::vector<std::string>{"owners_on_other_gpus=yes & rocm_release<10.1"}));
+  // 7.14.0's rows of the regression cases apply to 7.14.0 (HIP's 7.13, as read before, met none of them).
+  const Facts r7140{{"rocm_release", "7.14.0"}, {"rocm_release_precision", "full"}};
+  for (const char* c : {"import-close-fd", "reexport-after-close", "handles-fd-limit"})
+    EXPECT_EQ(conditions("repro_hip_vmem_regressions", c, r7140),
+              (std::vector<std::string>{"rocm_release>=7.14.0 & rocm_release<7.14.1"}))
+        << c;
+  for (const char* c : {"grant-owner-first", "pointer-info-imported"})
+    EXPECT_EQ(conditions("repro_hip_vmem_access", c, r7140),
+              (std::vector<std::string>{"rocm_release>=7.14.0 & rocm_release<7.14.1"}))
+        << c;
+  EXPECT_EQ(conditions("repro_hip_vmem_regressions", "import-close-fd", {{"rocm_release", "7.13"}}),
+            (std::vector<std::string>{"*"}));
+  // A "7.14" known to major.minor only meets the 7.14.0 row, the 7.14.1-and-later row and the default.
+  EXPECT_EQ(conditions("repro_hip_vmem_regressions", "import-close-fd",
+                       {{"rocm_release", "7.14"}, {"rocm_release_precision", mm}}),
+            (std::vector<std::string>{"rocm_release>=7.14.0 & rocm_release<7.14.1",
+                                      "rocm_release>=7.14.1 & rocm_release<10.2", "*"}));
 }
 
 namespace {

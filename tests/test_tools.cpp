@@ -90,6 +90,45 @@ TEST(Compare, ARunNoRowCoversDiffersAndAnUnreadableRecordToo) {
   EXPECT_EQ(result_text(compare_run(table(), cut), cut), "CHANGED: unreadable run record repro_y.json");
 }
 
+// A release known only to major.minor meets a patch-level row (unmap-leak's 6.4.0/6.4.1 FAIL): that row and the
+// next that holds are both expected, each with its own reasons, and a CHANGED names them both.
+TEST(Compare, AReleaseKnownToMajorMinorOnlyIsJudgedByEveryRowItMayMeet) {
+  const std::vector<ExpectedRow> t = table_of(  // lines 3, 4, 5
+      "| repro_x | leak | rocm_release>=6.4 & rocm_release<6.4.2 | FAIL ~not returned | - | hip#3781 |\n"
+      "| repro_x | leak | rocm_release>=7.2 & rocm_release<7.3 | FAIL ~not returned | - | pr801 |\n"
+      "| repro_x | leak | * | PASS | - | fixed |\n");
+  auto run_on = [](const std::string& release, const std::string& precision, Verdict v, const std::string& detail) {
+    vmr_tools::Run r = run_of("repro_x", "leak", v, detail);
+    r.facts["rocm_release"] = release;
+    r.facts["rocm_release_precision"] = precision;
+    return r;
+  };
+  const std::string mm(kMajorMinorOnly);
+  const Comparison pass = compare_run(t, run_on("6.4", mm, Verdict::Pass, ""));
+  EXPECT_EQ(pass.standing, Standing::Ok);
+  EXPECT_EQ(pass.row->line, 5);
+  EXPECT_EQ(pass.expected(), "FAIL ~not returned or PASS");
+  const Comparison fail = compare_run(t, run_on("6.4", mm, Verdict::Fail, "device memory not returned"));
+  EXPECT_EQ(fail.standing, Standing::Ok);
+  EXPECT_EQ(fail.row->line, 3);
+  // With its patch level known, 6.4.2's FAIL is CHANGED; 6.4.0's reads as before.
+  EXPECT_EQ(compare_run(t, run_on("6.4.2", "full", Verdict::Fail, "device memory not returned")).standing,
+            Standing::WrongVerdict);
+  EXPECT_EQ(compare_run(t, run_on("6.4", "full", Verdict::Pass, "")).standing, Standing::WrongVerdict);
+  // A FAIL for another reason, and a CRASH no row allows, name both rows.
+  const vmr_tools::Run oom = run_on("6.4", mm, Verdict::Fail, "hipErrorOutOfMemory");
+  const Comparison why = compare_run(t, oom);
+  EXPECT_EQ(why.standing, Standing::WrongReason);
+  EXPECT_EQ(result_text(why, oom),
+            "CHANGED: the verdict is as expected but not its reason (none of 'not returned' in: hipErrorOutOfMemory) "
+            "(expected per line 3: hip#3781; or per line 5: fixed)");
+  const vmr_tools::Run crash = run_on("6.4", mm, Verdict::Crash, "killed by SIGSEGV");
+  const Comparison wrong = compare_run(t, crash);
+  EXPECT_EQ(wrong.standing, Standing::WrongVerdict);
+  EXPECT_EQ(result_text(wrong, crash),
+            "CHANGED: killed by SIGSEGV (expected per line 3: hip#3781; or per line 5: fixed)");
+}
+
 // A binary's --list --json as the tools read it: triage's cases come from opt_in, never from a tag's spelling.
 // scripts/bug-report reads these lines to find each failing run's minimal reproducer and the GPUs it ran on.
 TEST(Report, FailingRunsAreTheOnesABugReportNames) {

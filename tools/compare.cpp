@@ -14,7 +14,11 @@ Status load_expected_table(const std::string& path, std::vector<ExpectedRow>* ta
   return Status::pass();
 }
 
-std::string Comparison::expected() const { return row ? verdict_cell(*row) : "-"; }
+std::string Comparison::expected() const {
+  std::vector<std::string> cells;
+  for (const ExpectedRow* r : rows) cells.push_back(verdict_cell(*r));
+  return cells.empty() ? "-" : join(cells, " or ");
+}
 
 Comparison compare_run(const std::vector<ExpectedRow>& table, const Run& run) {
   Comparison c;
@@ -22,24 +26,37 @@ Comparison compare_run(const std::vector<ExpectedRow>& table, const Run& run) {
     c.standing = Standing::Unreadable;
     return c;
   }
-  c.row = find_expected(table, run.binary, run.case_name, run.facts);
+  c.rows = expected_rows(table, run.binary, run.case_name, run.facts);
+  c.row = c.rows.empty() ? nullptr : c.rows.front();
   // A SKIP first: a node without the GPU or API a case needs has not run it, whatever its row expects.
   if (run.verdict == Verdict::Skip) {
     c.standing = Standing::NotRun;
-  } else if (!c.row) {
+  } else if (c.rows.empty()) {
     c.standing = Standing::NoRow;
   } else {
-    const Match m = match_expected(*c.row, run.verdict, run.detail);
-    c.standing = m == Match::Ok            ? Standing::Ok
-                 : m == Match::WrongReason ? Standing::WrongReason
-                                           : Standing::WrongVerdict;
+    c.standing = Standing::WrongVerdict;
+    for (const ExpectedRow* r : c.rows) {
+      const Match m = match_expected(*r, run.verdict, run.detail);
+      if (m == Match::Ok) {
+        c.row = r;
+        c.standing = Standing::Ok;
+        break;
+      }
+      if (m == Match::WrongReason && c.standing == Standing::WrongVerdict) {
+        c.row = r;
+        c.standing = Standing::WrongReason;
+      }
+    }
   }
   return c;
 }
 
 std::string result_text(const Comparison& c, const Run& run) {
-  const std::string evidence = c.row ? c.row->evidence : "no row matches this node";
-  const std::string per_line = " (expected per line " + std::to_string(c.row ? c.row->line : 0) + ": " + evidence + ")";
+  std::vector<std::string> lines;  // each row that may apply: "line 80: <evidence>"
+  for (const ExpectedRow* r : c.rows) lines.push_back("line " + std::to_string(r->line) + ": " + r->evidence);
+  const std::string per_line =
+      " (expected per " + (lines.empty() ? std::string("line 0: no row matches this node") : join(lines, "; or per ")) +
+      ")";
   switch (c.standing) {
     case Standing::Ok:
       return "OK";

@@ -25,15 +25,22 @@ enum class Standing {
 };
 
 struct Comparison {
-  const vmr::ExpectedRow* row = nullptr;  // the row that applies to the run's facts; null where none does
+  // The rows that may apply to the run's facts (vmr::expected_rows): one where the facts decide, several where a
+  // release known only to major.minor leaves a patch-level condition open; empty where none applies.
+  std::vector<const vmr::ExpectedRow*> rows;
+  // The one of them that judged the run: the first that allows it, else the first allowing its verdict for
+  // another reason, else the first; null where none applies.
+  const vmr::ExpectedRow* row = nullptr;
   Standing standing = Standing::NoRow;
 
   bool differs() const { return standing != Standing::Ok && standing != Standing::NotRun; }
-  // The verdict cell of the row ("CRASH/FAIL ~Memory access fault"), "-" where no row applies.
+  // The verdict cells of the rows ("CRASH/FAIL ~Memory access fault", several joined by " or "), "-" where no row
+  // applies.
   std::string expected() const;
 };
 
-// How `run` stands against `table`: the first row whose condition holds on the run's facts decides.
+// How `run` stands against `table`: the first row whose condition holds on the run's facts decides, and so may any
+// row before it that the facts leave open (each of them is an expected outcome).
 Comparison compare_run(const std::vector<vmr::ExpectedRow>& table, const Run& run);
 
 // The result column of check_expected's rows: "OK", "not run (skipped: <detail>)", or "CHANGED: ..." naming what

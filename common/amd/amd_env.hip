@@ -53,20 +53,23 @@ std::string kfd_property(uint32_t location_id, uint32_t domain, const std::strin
   return "no KFD node at this PCI location";
 }
 
-// The version file of the install whose HIP runtime this process loaded (<prefix>/lib/libamdhip64.so.N ->
-// <prefix>/.info/version), which need not be /opt/rocm's; else $ROCM_PATH's, else /opt/rocm's.
-std::string rocm_info_version_path() {
+// The real path of the HIP runtime this process loaded: the object that defines the hipRuntimeGetVersion it calls
+// (dladdr). Where it cannot be told, the reason, in parentheses, which names no library (amd_rules version_files
+// then looks only at $ROCM_PATH and /opt/rocm).
+std::string hip_runtime_library() {
   Dl_info where{};
   void* fn = dlsym(RTLD_DEFAULT, "hipRuntimeGetVersion");
-  if (fn && dladdr(fn, &where) && where.dli_fname) {
-    char real[PATH_MAX];
-    std::string lib = realpath(where.dli_fname, real) ? real : where.dli_fname;
-    std::string dir = lib.substr(0, lib.rfind('/'));                           // <prefix>/lib
-    std::string candidate = dir.substr(0, dir.rfind('/')) + "/.info/version";  // <prefix>/.info/version
-    if (std::ifstream(candidate)) return candidate;
-  }
-  const char* rocm_path = std::getenv("ROCM_PATH");
-  return std::string(rocm_path && *rocm_path ? rocm_path : "/opt/rocm") + "/.info/version";
+  if (!fn || !dladdr(fn, &where) || !where.dli_fname || !*where.dli_fname)
+    return "(dladdr cannot tell which object defines hipRuntimeGetVersion)";
+  char real[PATH_MAX];
+  return realpath(where.dli_fname, real) ? real : where.dli_fname;
+}
+
+std::optional<std::string> first_line_of(const std::string& path) {
+  std::ifstream f(path);
+  std::string line;
+  if (!f || !std::getline(f, line)) return std::nullopt;
+  return line;
 }
 
 std::string core_file_limit() {
@@ -233,12 +236,15 @@ Status describe_rank(RankContext& ctx, Env* out) {
   ctx.info("hip_driver_version", std::to_string(driver));
   ctx.info("hip_headers", std::to_string(HIP_VERSION_MAJOR) + "." + std::to_string(HIP_VERSION_MINOR) + "." +
                               std::to_string(HIP_VERSION_PATCH));
-  const std::string install = read_first_line(rocm_info_version_path());
-  ctx.info("rocm_install", install);
-  std::string release_source;
-  out->rocm_release = rocm_release(install, out->hip_version, &release_source);
-  ctx.info("rocm_release", out->rocm_release);
-  ctx.info("rocm_release_source", release_source);
+  const std::string library = hip_runtime_library();
+  ctx.info("hip_runtime_library", library);
+  const ReleaseFacts release =
+      rocm_release(version_files(library, std::getenv("ROCM_PATH")), out->hip_version, first_line_of);
+  ctx.info("rocm_install", release.file.empty() ? "unavailable (no .info/version taken)" : release.line);
+  out->rocm_release = release.release;
+  ctx.info("rocm_release", release.release);
+  ctx.info("rocm_release_precision", release.precision);
+  ctx.info("rocm_release_source", release.source);
   ctx.info("amdgpu_driver", read_first_line("/sys/module/amdgpu/version"));
   // With a core-file limit of 0, CLR 7.2 takes a GPU memory fault as hipErrorIllegalAddress (FAIL); with another
   // limit (or HIP_SKIP_ABORT_ON_GPU_ERROR=0) it aborts (CRASH): the same fault reads differently (verdicts.md).

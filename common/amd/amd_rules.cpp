@@ -16,30 +16,74 @@ std::string hip_version_text(int v) {
   return std::to_string(v / 10000000) + "." + std::to_string(v / 100000 % 100) + "." + std::to_string(v % 100000);
 }
 
-std::string rocm_release(const std::string& info_version_line, int hip_version, std::string* source) {
+std::vector<VersionFile> version_files(const std::string& runtime_library, const char* rocm_path) {
+  std::vector<VersionFile> out;
+  const size_t slash = runtime_library.rfind('/');
+  if (slash != std::string::npos && runtime_library.compare(slash + 1, 11, "libamdhip64") == 0) {
+    std::string dir = runtime_library.substr(0, slash);  // <root>/lib
+    for (int up = 0; up < 2; ++up) {
+      const size_t parent = dir.rfind('/');
+      if (parent == std::string::npos || parent == 0) break;  // "/" is no install's root
+      dir.resize(parent);
+      out.push_back({dir + "/.info/version", InstallOf::LoadedRuntime});
+    }
+  }
+  if (rocm_path && *rocm_path) out.push_back({std::string(rocm_path) + "/.info/version", InstallOf::RocmPath});
+  out.push_back({"/opt/rocm/.info/version", InstallOf::OptRocm});
+  return out;
+}
+
+bool release_of_version_line(const std::string& line, std::string* release, bool* patch_known, std::string* note) {
   // "7.0.2.1-69~22.04" -> "7.0.2.1"; "7.15.0a20260727" (a nightly) stays whole: it is a pre-release of 7.15.0.
   static const std::regex kLeading("^[0-9]+(\\.[0-9]+((a|b|rc)[0-9]*)?)+");
   std::smatch m;
-  std::string leading = std::regex_search(info_version_line, m, kLeading) ? m.str(0) : "";
-  std::string note;
+  if (!std::regex_search(line, m, kLeading)) return false;
+  *release = m.str(0);
+  *patch_known = true;
+  note->clear();
   // "7.14.60850": a third field of more than three digits is a build number (HIP's own, as in hip_version), not
   // a patch release; the release is 7.14.
-  auto fields = vmr::split(leading, '.');
+  auto fields = vmr::split(*release, '.');
   if (fields.size() >= 3 && fields[2].size() > 3 &&
       fields[2].find_first_not_of("0123456789") == std::string_view::npos) {
-    note = " (its third field " + std::string(fields[2]) + " is a build number)";
-    leading = std::string(fields[0]) + "." + std::string(fields[1]);
+    *note = " (its third field " + std::string(fields[2]) + " is a build number)";
+    *release = std::string(fields[0]) + "." + std::string(fields[1]);
   }
+  if (vmr::split(*release, '.').size() < 3) *patch_known = false;
+  return true;
+}
+
+ReleaseFacts rocm_release(const std::vector<VersionFile>& files, int hip_version,
+                          const std::function<std::optional<std::string>(const std::string&)>& read_first_line) {
   const std::string runtime = std::to_string(hip_version / 10000000) + "." + std::to_string(hip_version / 100000 % 100);
-  const bool same_release = leading.rfind(runtime + ".", 0) == 0 || leading == runtime;
-  if (!leading.empty() && same_release) {
-    *source = ".info/version of the ROCm install" + note;
-    return leading;
+  std::vector<std::string> passed_over;  // the files not taken, and why
+  for (const VersionFile& f : files) {
+    std::optional<std::string> line = read_first_line(f.path);
+    if (!line) continue;
+    std::string release, note;
+    bool patch_known = false;
+    if (!release_of_version_line(*line, &release, &patch_known, &note)) {
+      passed_over.push_back(f.path + " names no version ('" + *line + "')");
+      continue;
+    }
+    const std::string precision = patch_known ? "full" : std::string(vmr::kMajorMinorOnly);
+    if (f.install == InstallOf::LoadedRuntime)
+      return {release, precision, f.path + ", of the install the loaded HIP runtime belongs to" + note, f.path, *line};
+    // A fallback may be another install than the one loaded: only HIP's major.minor can tell, and it tells only
+    // for releases whose HIP is numbered as the release (not TheRock's: HIP 7.13 in 7.14.0).
+    if (release.rfind(runtime + ".", 0) == 0 || release == runtime)
+      return {release, precision,
+              f.path + (f.install == InstallOf::RocmPath ? " ($ROCM_PATH)" : "") +
+                  ", whose major.minor is the HIP runtime's" + note,
+              f.path, *line};
+    passed_over.push_back(f.path + " says " + release + ", not the HIP runtime's " + runtime +
+                          ": taken for another install");
   }
-  *source = leading.empty() ? "hipRuntimeGetVersion (major.minor only: no readable .info/version)"
-                            : "hipRuntimeGetVersion (major.minor only: the .info/version found says " + leading +
-                                  ", another install than the HIP runtime loaded)";
-  return runtime;
+  std::string why = passed_over.empty() ? "no readable .info/version" : vmr::join(passed_over, "; ");
+  return {runtime, std::string(vmr::kMajorMinorOnly),
+          "hipRuntimeGetVersion's major.minor (" + why +
+              "); HIP is numbered apart from ROCm since TheRock (HIP 7.13 in ROCm 7.14.0, 7.16 in 10.1)",
+          "", ""};
 }
 
 const char* os_handle_name(OsHandle c) {

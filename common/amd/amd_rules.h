@@ -17,12 +17,50 @@ namespace vmr_amd {
 // (clr rocm-6.2.0 hipamd/CMakeLists.txt; ROCm 7.0.2 reports 70051831): "7.0.51831".
 std::string hip_version_text(int hip_version);
 
-// The ROCm release the run is on, as the expected table's `rocm_release` conditions compare it: the leading version
-// of the install's .info/version ("7.0.2.1-69~22.04" -> "7.0.2.1"; a nightly's "7.15.0a20260727" whole, a
-// pre-release of 7.15.0; "7.14.60850" -> "7.14", a build number dropped) when it could be read and names the
-// runtime's major.minor, else the HIP runtime's major.minor ("7.0": its third field is a build number, not the
-// release's patch). *source says which.
-std::string rocm_release(const std::string& info_version_line, int hip_version, std::string* source);
+// The ROCm release the run is on, as the expected table's `rocm_release` conditions compare it. The release is a
+// fact of the install, written by rocm-core into <install>/.info/version as M.m.p, or M.m.p.POINT for a point
+// build such as 7.0.2.2 (rocm-systems 1b1610fc projects/rocm-core/CMakeLists.txt:123-127, installed to .info at
+// :131; TheRock passes it its version.json's M.m.p, TheRock 89553ce3 CMakeLists.txt:175-187 and
+// base/CMakeLists.txt:60, and ships .info/** in rocm-core's lib artifact, base/artifact.toml:26-30). The HIP version
+// is numbered apart: hipRuntimeGetVersion answers HIP_VERSION (clr f9f995c6 hipamd/src/hip_context.cpp:202-212),
+// built from HIP's own VERSION file (hipamd/CMakeLists.txt:94-97, :298), which TheRock reads beside the ROCm version
+// as another number (TheRock CMakeLists.txt:189-204) and which AMD bumps on its own: HIP 7.16 -> 7.17 "for new APIs
+// added in ROCm 10.2" (rocm-systems PR #11712), HIP 7.13.99004 beside .info/version 7.14.0. So the install's file
+// wins over HIP whatever HIP says, and HIP's major.minor names the release only where no file can be trusted.
+enum class InstallOf {
+  LoadedRuntime,  // the install the loaded libamdhip64 belongs to
+  RocmPath,       // $ROCM_PATH: a fallback, which may be another install
+  OptRocm,        // /opt/rocm: the same
+};
+struct VersionFile {
+  std::string path;  // <root>/.info/version
+  InstallOf install;
+};
+// Where to look, most trusted first: for the loaded HIP runtime `runtime_library` (its real path, empty where
+// unknown; a file not named libamdhip64* is not it) the .info/version of its directory's parent and grandparent
+// (<root>/lib, <root>/lib/x86_64-linux-gnu, ROCm 5's <root>/hip/lib), never /'s; then $ROCM_PATH's (`rocm_path`,
+// nullptr or empty: unset); then /opt/rocm's.
+std::vector<VersionFile> version_files(const std::string& runtime_library, const char* rocm_path);
+
+// The release as the table compares it: the leading version of an .info/version line ("7.0.2.1-69~22.04" ->
+// "7.0.2.1"; "7.0.2.2" whole; a nightly's "7.15.0a20260727" whole, a pre-release of 7.15.0; "7.14.60850" ->
+// "7.14", its third field a build number as in hip_version). False where the line names no version.
+// *patch_known: false where only major.minor is left ("7.14"); *note: why, empty otherwise.
+bool release_of_version_line(const std::string& line, std::string* release, bool* patch_known, std::string* note);
+
+// The facts describe reports: rocm_release, rocm_release_precision ("full" or vmr::kMajorMinorOnly: the expected
+// table then takes "6.4" as any 6.4.p, harness/expected.h), rocm_release_source, and the file read.
+struct ReleaseFacts {
+  std::string release, precision, source;
+  std::string file;  // the .info/version the release came from, empty where none
+  std::string line;  // its first line
+};
+// The release from the first of `files` that names one: the loaded runtime's install wins whatever HIP's version
+// is; a fallback ($ROCM_PATH, /opt/rocm) only where its major.minor is the HIP runtime's, else it is taken for
+// another install and passed over; with none, the HIP runtime's major.minor, known to major.minor only.
+// `read_first_line`: a file's first line, nullopt where it cannot be read.
+ReleaseFacts rocm_release(const std::vector<VersionFile>& files, int hip_version,
+                          const std::function<std::optional<std::string>(const std::string&)>& read_first_line);
 
 // hipMemImportFromShareableHandle's osHandle. Through 7.0.x CLR reads *(int*)osHandle (clr rocm-6.2.0
 // rocclr/device/rocm/rocdevice.cpp:2570; same on the 6.3 branch); from 7.1 it takes the fd itself cast to a

@@ -95,7 +95,7 @@ static int peer(int sock, int owner_device, int device, int version) {
   hipMemGenericAllocationHandle_t h;
   hipError_t imported = hipMemImportFromShareableHandle(&h, os_handle, hipMemHandleTypePosixFileDescriptor);
   // Below 7.1 a refused import is retried by value for a 7.0.2 backport; on a runtime without it that retry reads
-  // the fd as an address and may crash the peer where the suite (deciding by /opt/rocm/.info/version) says FAIL.
+  // the fd as an address and may crash the peer where the suite (deciding by its install's .info/version) says FAIL.
   if (imported != hipSuccess && version < 70100000)  // a 7.0.2 backport that takes the fd by value (same version);
     imported = ((void)hipGetLastError(),             // its refusal is no error of the launch below
                 hipMemImportFromShareableHandle(&h, by_value, hipMemHandleTypePosixFileDescriptor));
