@@ -34,7 +34,10 @@ foreach(_line IN LISTS _vmr_manifest_lines)
 endforeach()
 
 # vmr_add_repro(<binary of repro/manifest.txt>): the manifest line of bin/manifest.txt, built or not; a binary whose
-# backend's toolchain works is built and gets one CTest test per case it lists.
+# backend's toolchain works is a target of this build (toolchain "yes") and gets one CTest test per case it lists.
+# The manifest is written at configure time, before anything is linked: "yes" says the build makes the binary, and
+# only bin/<binary> itself says it was linked (every reader checks both; a listed binary that is not there is a
+# partial or failed build, which check_expected names and scripts/triage builds again).
 function(vmr_add_repro target)
   list(GET VMR_BINARY_${target} 0 _backend)
   list(GET VMR_BINARY_${target} 1 _libs)
@@ -50,7 +53,7 @@ function(vmr_add_repro target)
   else()
     message(FATAL_ERROR "repro/manifest.txt: ${target} has the unknown backend '${_backend}'")
   endif()
-  # The manifest line: name, backend, built, defines, then every source file in build order.
+  # The manifest line: name, backend, toolchain, defines, then every source file in build order.
   set(_files)
   foreach(_lib IN LISTS _libs)
     if(NOT VMR_SOURCES_REL_${_lib})
@@ -104,7 +107,7 @@ endfunction()
 # The one list of binaries, for scripts/triage, scripts/amalgamate and .ci/run: one tab-separated line each.
 function(vmr_write_manifest)
   get_property(_lines GLOBAL PROPERTY VMR_MANIFEST)
-  set(_text "# vmem-repro manifest: binary, backend, built (yes/no), defines (- for none), sources in build order\n")
+  set(_text "# vmem-repro manifest: binary, backend, toolchain (yes: this build makes it; linked if bin/<binary> is there), defines (- for none), sources in build order\n")
   foreach(_line IN LISTS _lines)
     string(APPEND _text "${_line}\n")
   endforeach()

@@ -1,6 +1,7 @@
 # check_expected --cases and the table check's --list --json: the cases a plain run takes (opt-in ones left out,
 # all of them with --with-opt-in), exit 99 on a list it cannot read, 2 on a bad command line; and a --binary whose
-# --list --json fails is a table problem, never read as an empty list; --lists reads saved lists instead.
+# --list --json fails is a table problem, never read as an empty list; --lists reads saved lists instead; a record no
+# row covers is CHANGED; a binary the manifest lists that is not there is one BUILD problem.
 #   -DCHECK=<check_expected> -DTABLE=<expected/verdicts.md> -DWORK=<scratch folder>
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK}/results)
@@ -52,4 +53,36 @@ execute_process(COMMAND ${CHECK} --table ${TABLE} --results ${WORK}/results --bi
                         --lists ${WORK}/lists RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 1 OR NOT out MATCHES "TABLE: [^\n]*is the case list of repro_other, not of repro_host_shm")
   message(FATAL_ERROR "--lists: another binary's list is taken (exit ${rc}):\n${out}\n${err}")
+endif()
+
+# A record of a case no row covers (a new case that CRASHed) is CHANGED, never left out of the comparison.
+file(MAKE_DIRECTORY ${WORK}/uncovered)
+file(WRITE ${WORK}/uncovered/repro_host_shm.brand-new.json [=[{"schema":"vmem-repro-run/1","binary":"repro_host_shm",
+"backend":"host","verdict":"CRASH","environment":{"kernel":"Linux 6.1","variables":{}},"options":{"ranks":2,
+"devices":[0,1],"device_source":"default 0..N-1"},"cases":[{"case":"brand-new","verdict":"CRASH",
+"detail":"rank 1 killed by SIGSEGV","metrics":{},"ranks":[]}]}]=])
+execute_process(COMMAND ${CHECK} --table ${TABLE} --results ${WORK}/uncovered --summary-json ${WORK}/uncovered.json
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 1 OR NOT out MATCHES "repro_host_shm\\.brand-new +- +- +CRASH +CHANGED: no row for repro_host_shm\\.brand-new in "
+   OR NOT out MATCHES "\n0 OK, 1 CHANGED, ")
+  message(FATAL_ERROR "a record no row covers must be CHANGED (exit ${rc}):\n${out}\n${err}")
+endif()
+
+# A binary the manifest says this build makes that is not there (a partial build): one BUILD problem naming it,
+# never a problem per row of it ("names a case the binary does not have"), its rows not run saying why.
+file(MAKE_DIRECTORY ${WORK}/partial/bin)
+# The build's own manifest beside check_expected, every other binary marked "no" (a full build lists them "yes").
+get_filename_component(bin ${CHECK} DIRECTORY)
+file(READ ${bin}/manifest.txt manifest)
+string(REPLACE "\tyes\t" "\tno\t" manifest "${manifest}")
+string(REGEX REPLACE "(^|\n)repro_host_shm\thost\tno\t" "\\1repro_host_shm\thost\tyes\t" manifest "${manifest}")
+file(WRITE ${WORK}/partial/bin/manifest.txt "${manifest}")
+execute_process(COMMAND ${CHECK} --table ${TABLE} --results ${WORK}/results --manifest ${WORK}/partial/bin/manifest.txt
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+string(REGEX MATCHALL "(^|\n)(TABLE|BUILD): " problems "${out}")  # (the lines hold ";")
+list(LENGTH problems n)
+if(NOT rc EQUAL 1 OR NOT n EQUAL 1
+   OR NOT out MATCHES "BUILD: ${WORK}/partial/bin/repro_host_shm is not there, though the manifest"
+   OR NOT out MATCHES "repro_host_shm\\.read [^\n]*not run \\(binary missing from the build")
+  message(FATAL_ERROR "a missing listed binary must be one BUILD problem (exit ${rc}, ${n} problems):\n${out}\n${err}")
 endif()

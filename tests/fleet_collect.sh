@@ -8,7 +8,9 @@
 #   5. two folders of one node name and one folder name under different parents; a folder given twice;
 #   6. names with `|`, a newline or invalid UTF-8, a fact with a backtick, invalid UTF-8 inside records (fleet.md,
 #      JUnit, console; bug-report.md through the same reader);
-#   7. reports that cannot be written; --help.
+#   7. reports that cannot be written; --help;
+#   8. each node's own summary.json: a planned run without a record, a table problem, one that cannot be read; no
+#      node at all.
 #   usage: fleet_collect.sh REPO BUILD_DIR WORK_DIR
 set -uo pipefail
 repo=$1 build=$2 work=$3
@@ -25,12 +27,17 @@ record() {
   [ "$binary" = repro_host_shm ] || backend=cuda
   [ "$node" = - ] || name="\"node\":\"$node\",\"host\":\"$node\","
   mkdir -p "$dir"
-  [ -e "$dir/summary.json" ] || echo '{}' >"$dir/summary.json"
+  [ -e "$dir/summary.json" ] || summary "$dir" 0 ""
   printf '%s\n' "{\"schema\":\"vmem-repro-run/1\",\"binary\":\"$binary\",\"backend\":\"$backend\",\"verdict\":\"$verdict\",\
 \"environment\":{$name\"kernel\":\"Linux 6.1\",\"variables\":{\"HSA_XNACK\":\"(unset)\"${vars:+,$vars}}},\
 \"options\":{\"ranks\":2,\"devices\":$devices,\"device_source\":\"$source\"},\"cases\":[{\"case\":\"$case\",\
 \"verdict\":\"$verdict\",\"detail\":\"$detail\",\"metrics\":{},\"ranks\":[{\"info\":{},\"stderr_tail\":[\"$detail\"]}]}]}" \
     >"$dir/$file"
+}
+# summary FOLDER PROBLEMS ROWS: the node's summary.json as check_expected writes it (ROWS: raw JSON row objects).
+summary() {
+  printf '{"schema":"vmem-repro-summary/1","ok":0,"changed":0,"not_run":0,"table_problems":%s,"problem_lines":[%s],"rows":[%s]}\n' \
+    "$2" "$([ "$2" = 0 ] || echo '"TABLE: case repro_host_shm.new has no row in expected/verdicts.md"')" "$3" >"$1/summary.json"
 }
 healthy() { record "$1" "$2" repro_host_shm read PASS && record "$1" "$2" repro_host_shm atomics PASS; }
 collect() {  # collect NAME ARGS...: scripts/fleet collect --out WORK/NAME ARGS; rc and WORK/NAME.out
@@ -215,4 +222,32 @@ fi
 has "$work/help.out" "Exit: 0 every node answered and agrees"
 [ "$(tail -n 1 "$work/help.out")" = "(an injected fact; VMR_FORCE_FAIL=binary.case makes a case fail there)." ] ||
   fail "fleet --help does not end with its header: $(tail -n 3 "$work/help.out")"
+# 8. Each node's own summary.json counts: n2's triage planned a run on 1->0 that left no record (its summary's
+#    CHANGED row "-"): n2 differs, though its records match n1's. n3's triage found a table problem: a problem of
+#    n3. A summary that cannot be read is a problem too. No node at all is an error, never "every node agrees".
+for n in n1 n2 n3 n4; do healthy "$work/own/$n" $n; done
+summary "$work/own/n2" 0 '{"case":"repro_host_shm.atomics","pair":"1-0","expected":"PASS","observed":"-","result":"CHANGED: the planned run on GPUs 1-0 left no record in r","detail":"","metric":"","evidence":"e","status":"CHANGED"}'
+summary "$work/own/n3" 1 ""
+echo '{"schema":"vmem-repro-summary/1"' >"$work/own/n4/summary.json"
+collect own --junit "$work/own.xml" "$work/own"/*
+[ $rc = 1 ] || fail "a node's planned run without a record: exit $rc, want 1"
+has "$work/own.out" "fleet: 4 node(s), 0 did not answer, 1 difference(s), 2 problem(s)"
+has "$work/own.out" "  repro_host_shm.atomics: PASS on n2 (majority PASS)"
+has "$work/own/fleet.md" "| n2 | PASS 1/1 + 1 planned run(s) without a record (1 CHANGED) | PASS 1/1 |"
+has "$work/own.out" "  node n3: its triage found 1 table problem(s), the first: TABLE: case repro_host_shm.new has no row"
+has "$work/own.out" "  node n4: its triage's summary: $work/own/n4/summary.json is not JSON"
+has "$work/own.xml" 'name="atomics[1-&gt;0]"'
+mkdir -p "$work/none"  # (a report could be written there: only the lack of nodes may fail it)
+"$build/bin/fleet_report" --table "$repo/expected/verdicts.md" --out "$work/none" >"$work/none.out" 2>&1
+rc=$?
+[ $rc = 99 ] || fail "no node folder at all: exit $rc, want 99"
+[ "$(cat "$work/none.out")" = "fleet_report: no node to report on (no NODE_DIR given)" ] ||
+  fail "no node folder at all: $(cat "$work/none.out")"
+[ ! -e "$work/none/fleet.md" ] || fail "no node folder at all: a report was written"
+: >"$work/none-list"
+"$build/bin/fleet_report" --table "$repo/expected/verdicts.md" --out "$work/none" --nodes "$work/none-list" >"$work/none.out" 2>&1
+rc=$?
+[ $rc = 99 ] && grep -qx "fleet_report: no node to report on (no NODE_DIR given, and the node list names none)" "$work/none.out" ||
+  fail "an empty node list: exit $rc: $(cat "$work/none.out")"
+
 echo "fleet collect: all checks passed"

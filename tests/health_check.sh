@@ -10,6 +10,8 @@
 #      on 77; a failing scontrol is exit 99
 #   7. the newest 3 folders are kept, nothing else in the root is touched
 #   8. the NHC check (scripts/nhc/vmem_repro.nhc) in a stand-in NHC: die 1 "<line>" on 1, passes on 0, 77 and 99
+#   9. a table problem and a binary missing from the build: exit 99, the node not judged, never drained
+#  10. the same crash twice: the same reason (no pid, no time), so the second leaves the drain alone
 #   usage: health_check.sh REPO BUILD_DIR WORK_DIR
 set -uo pipefail
 repo=$1 build=$2 work=$3
@@ -175,4 +177,58 @@ grep -q '^log check_vmem_repro: vmem-repro: the health check could not run (not 
 [ "$(head -n 1 "$work/nhc-strict.calls")" = "die 1 vmem-repro: the health check could not run (not built)" ] ||
   fail "NHC, not built, strict: $(cat "$work/nhc-strict.calls")"
 echo "nhc: die 1 on a difference, passes on healthy, no GPU and (unless strict) a broken suite"
+# 9. What is the suite's, not the node's: the node is not judged (exit 99) and --drain never drains for it, even
+#    beside a case that FAILs. A copy of the tree whose table has a row for a case the binary does not have (an old
+#    table beside a new build); a build whose manifest lists a binary that is not there (a build that stopped).
+tree_of() {  # tree_of NAME: a copy of the scripts and the table, in WORK/NAME
+  mkdir -p "$work/$1" && cp -r "$repo/scripts" "$repo/expected" "$work/$1/"
+}
+tree_of tree-table
+echo '| repro_host_shm | no-such-case | * | PASS | - | a row of an older build |' >>"$work/tree-table/expected/verdicts.md"
+: >"$work/scontrol.log"
+env PATH="$work/bin:$PATH" FAKE_STATE=IDLE "${bad[@]}" "$work/tree-table/scripts/health-check" --drain --node n7 \
+  >"$work/suite-table.out" 2>"$work/suite-table.err"
+rc=$?
+line=$(cat "$work/suite-table.out")
+[ $rc = 99 ] || fail "a table problem: exit $rc, want 99: $line"
+[[ "$line" == "vmem-repro: the node was not judged, a suite problem: TABLE: row for repro_host_shm.no-such-case names a case the binary does not have"* ]] ||
+  fail "a table problem's line: $line"
+[ ! -s "$work/scontrol.log" ] || fail "a table problem drained the node: $(cat "$work/scontrol.log")"
+mkdir -p "$work/partial/bin"
+cp "$build/bin/check_expected" "$build/bin/repro_host_shm" "$work/partial/bin/"
+grep -v '^repro_host_shm	' "$build/bin/manifest.txt" | sed 's/^\([a-z_]*\)	\([a-z]*\)	[a-z]*	/\1	\2	no	/' >"$work/partial/bin/manifest.txt"
+grep '^repro_host_shm	' "$build/bin/manifest.txt" >>"$work/partial/bin/manifest.txt"
+printf 'repro_gone\thost\tyes\t-\trepro/gone.cpp\n' >>"$work/partial/bin/manifest.txt"
+: >"$work/scontrol.log"
+run suite-missing BUILD_DIR="$work/partial" PATH="$work/bin:$PATH" FAKE_STATE=IDLE "${bad[@]}" -- --drain --node n7
+[ $rc = 99 ] && [ "$line" = "vmem-repro: the health check could not run (repro_gone missing from the build, the node was not judged)" ] ||
+  fail "a binary missing from the build: exit $rc: $line"
+[ ! -s "$work/scontrol.log" ] || fail "a missing binary drained the node: $(cat "$work/scontrol.log")"
+echo "suite problems: exit 99, not judged, not drained"
+
+# 10. The same failure on the next interval keeps its drain: the reason has no pid or time of the run. A copy whose
+#     table expects the host self-test "fault" (a rank killed by SIGSEGV: "rank 1 (pid N) killed ...") to PASS, and
+#     whose triage runs the self-tests; no GPU stands in, so the host row is the one named.
+tree_of tree-crash
+sed -i 's/^| repro_host_shm | fault | \* | CRASH ~killed by SIGSEGV |/| repro_host_shm | fault | * | PASS |/' "$work/tree-crash/expected/verdicts.md"
+mv "$work/tree-crash/scripts/triage" "$work/tree-crash/scripts/triage.real"
+printf '#!/usr/bin/env bash\nexec "$(dirname "$0")/triage.real" --include-crash "$@"\n' >"$work/tree-crash/scripts/triage"
+chmod +x "$work/tree-crash/scripts/triage"
+crash() {  # crash NAME STATE REASON: one --drain run of the copy on node n7
+  : >"$work/scontrol.log"
+  env PATH="$work/bin:$PATH" FAKE_STATE="$2" FAKE_REASON="$3" "$work/tree-crash/scripts/health-check" --drain --node n7 \
+    --budget 20 >"$work/$1.out" 2>"$work/$1.err"
+  rc=$?
+  line=$(cat "$work/$1.out")
+}
+crash crash-first IDLE ""
+[ $rc = 1 ] && [[ "$line" == "vmem-repro: repro_host_shm.fault CRASH (expected PASS): rank 1 killed by SIGSEGV"* ]] ||
+  fail "a crash: exit $rc: $line $(tail -3 "$work/crash-first.err")"
+[[ "$line" != *pid* ]] || fail "the reason carries a pid: $line"
+[ "$(cat "$work/scontrol.log")" = "update NodeName=n7 State=DRAIN Reason=$line" ] || fail "a crash: not drained: $(cat "$work/scontrol.log")"
+first=$line
+crash crash-again IDLE+DRAIN "$first"
+[ $rc = 1 ] && [ "$line" = "$first" ] || fail "the same crash again: exit $rc, line '$line', first '$first'"
+[ ! -s "$work/scontrol.log" ] || fail "the same crash drained again: $(cat "$work/scontrol.log")"
+echo "same failure, same reason: the drain is left as it is ($first)"
 echo "health_check: all checks passed"

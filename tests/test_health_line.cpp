@@ -145,14 +145,57 @@ TEST(HealthLine, TheSuiteBrokenIsNotANodeDifference) {
   EXPECT_EQ(none.line, "vmem-repro: the health check could not run (cannot read /r/summary.json)");
 }
 
-TEST(HealthLine, TableProblemsAndAnUnnamedDifferenceAreUnhealthy) {
-  Summary s = summary_of({row("repro_x.read", "0-1", "PASS", false)});
+// A table that does not fit the build, or a binary the manifest lists that is not there, is the same on every node
+// of a deployment: the node is not judged (99, which health-check --drain never drains for), whatever rows differ.
+TEST(HealthLine, TableProblemsAreTheSuitesNotTheNodes) {
+  Summary s = summary_of({row("repro_x.read", "0-1", "FAIL", true), row("repro_x.atomics", "0-1", "PASS", false)});
   s.problems = 2;
+  s.problem_lines = {"BUILD: /b/bin/repro_x is not there, though the manifest says this build makes it",
+                     "TABLE: case repro_y.new has no row in expected/verdicts.md"};
+  for (int code : {1, 0}) {
+    const HealthVerdict v = judge_health(&s, "", exited(code));
+    EXPECT_EQ(v.health, Health::Broken) << code;
+    EXPECT_EQ(v.line,
+              "vmem-repro: the node was not judged, a suite problem (+1 more): BUILD: /b/bin/repro_x is not there, "
+              "though the manifest says this build makes it");
+  }
+  s.problem_lines.clear();  // a summary written before the lines were kept: the count
+  s.problems = 1;
   EXPECT_EQ(judge_health(&s, "", exited(1)).line,
-            "vmem-repro: 2 table problem(s): expected/verdicts.md does not fit this build");
-  s.problems = 0;
+            "vmem-repro: the node was not judged, a suite problem: 1 table problem(s): expected/verdicts.md does not "
+            "fit this build");
+}
+
+TEST(HealthLine, AnUnnamedDifferenceIsUnhealthy) {
+  Summary s = summary_of({row("repro_x.read", "0-1", "PASS", false)});
   EXPECT_EQ(judge_health(&s, "", exited(1)).health, Health::Unhealthy);
   EXPECT_EQ(judge_health(&s, "", exited(0)).health, Health::Healthy);
+}
+
+// The same failure seen on the next interval must give the same reason, or health-check drains again (a new time)
+// every interval: no pid, time or address of the run in it.
+TEST(HealthLine, TheSameFailureGivesTheSameReason) {
+  const Summary first = summary_of({row("repro_x.atomics", "0-1", "CRASH", true,
+                                        "rank 1 (pid 48213) killed by SIGSEGV after 1.52 s; Memory access fault by "
+                                        "GPU node-2 (Agent handle: 0x55d1c2a0b0e0) on address 0x7f1a2c000000")});
+  const Summary again = summary_of({row("repro_x.atomics", "0-1", "CRASH", true,
+                                        "rank 1 (pid 7) killed by SIGSEGV after 0.9 s; Memory access fault by "
+                                        "GPU node-2 (Agent handle: 0x5601aa0b10f0) on address 0x7f33d8000000")});
+  const std::string line = judge_health(&first, "", exited(1)).line;
+  EXPECT_EQ(line,
+            "vmem-repro: repro_x.atomics CRASH 0->1 (expected PASS): rank 1 killed by SIGSEGV after # s; Memory access "
+            "fault by GPU node-2 (Agent handle: 0x#) on address 0x#");
+  EXPECT_EQ(judge_health(&again, "", exited(1)).line, line);
+}
+
+TEST(HealthLine, DrainStableKeepsWhatNamesTheFailure) {
+  EXPECT_EQ(drain_stable("deadline of 20 s passed; rank 0 (pid 123) did not die (futex)"),
+            "deadline of # s passed; rank 0 did not die (futex)");
+  EXPECT_EQ(drain_stable("pid=99 took 12ms, 3us, 4 ns and 2 min"), "pid=# took #ms, #us, # ns and # min");
+  // GPU indices, counts, sizes, short codes and numbers inside words stay.
+  EXPECT_EQ(drain_stable("GPU 0->1: hipErrorInvalidValue (1), 0x1f, 16 cycles of 64 MiB, gfx90a, sm_90, 2 ranks"),
+            "GPU 0->1: hipErrorInvalidValue (1), 0x1f, 16 cycles of 64 MiB, gfx90a, sm_90, 2 ranks");
+  EXPECT_EQ(drain_stable("rank 1 (pid x) v1.5 s"), "rank 1 (pid x) v1.5 s");
 }
 
 TEST(HealthLine, ARunThatLeftNoRecordSaysSo) {

@@ -240,6 +240,7 @@ TEST(Summary, ReadsBackAsWritten) {
       {"repro_x.atomics", "", "CRASH", "SKIP", "not run (skipped: no GPU \xc3\xa9)", "", "", "", false, true, ""});
   count_rows(&s);
   s.problems = 2;
+  s.problem_lines = {"TABLE: case repro_x.new has no row in t.md", "BUILD: /b/bin/repro_y is not there"};
   Summary back;
   Status st = read_summary_json(summary_json(s), "summary.json", &back);
   ASSERT_TRUE(st.ok()) << st.detail;
@@ -249,6 +250,7 @@ TEST(Summary, ReadsBackAsWritten) {
   EXPECT_EQ(back.changed, 1);
   EXPECT_EQ(back.not_run, 1);
   EXPECT_EQ(back.problems, 2);
+  EXPECT_EQ(back.problem_lines, s.problem_lines);  // what the health line names
   EXPECT_TRUE(back.rows[1].changed);
   EXPECT_TRUE(back.rows[2].not_run);
   EXPECT_EQ(back.rows[1].threads, "iris#418,openxla/xla#46576");

@@ -366,4 +366,36 @@ RESULTS_ROOT=$work/root triage >"$work/a.out" 2>&1 &
 RESULTS_ROOT=$work/root triage >"$work/b.out" 2>&1 &
 wait
 [ "$(ls "$work/root" | wc -l)" = 2 ] || fail "two concurrent triages share a folder: $(ls "$work/root")"
+# A binary the manifest lists that is not there (a build that stopped half-way): triage builds again (a cmake
+# stand-in that links it back: the copy's BUILD_DIR cannot be rebuilt for real), then runs it. Where the build
+# fails, it stays out, as ONE problem naming it, never one per table row, and the note does not blame a toolchain.
+partial=$work/partial
+mkdir -p "$partial/bin" "$work/saved" "$work/fakecmake"
+cp "$build/bin/check_expected" "$partial/bin/" && cp "$build/bin/repro_host_shm" "$work/saved/"
+sed 's/^\([a-z_]*\)\t\([a-z]*\)\t[a-z]*\t/\1\t\2\tno\t/; s/^\(repro_host_shm\t[a-z]*\t\)no\t/\1yes\t/' \
+  "$build/bin/manifest.txt" >"$partial/bin/manifest.txt"
+: >"$partial/CMakeCache.txt"  # (configured already: vmr_build goes straight to cmake --build)
+cat >"$work/fakecmake/cmake" <<EOF
+#!/usr/bin/env bash
+echo "cmake \$*" >>"$work/fakecmake.log"
+[ "\$1" = --build ] && [ -z "\${FAKE_BUILD_FAIL-}" ] && cp "$work/saved/repro_host_shm" "\$2/bin/"
+EOF
+chmod +x "$work/fakecmake/cmake"
+BUILD_DIR=$partial PATH=$work/fakecmake:$PATH VMR_FAKE_GPUS=2 RESULTS_DIR=$work/rebuilt "$repo/scripts/triage" \
+  >"$work/rebuilt.out" 2>&1
+rc=$?
+[ $rc = 0 ] || fail "a missing binary, rebuilt: exit $rc: $(tail -n 5 "$work/rebuilt.out")"
+grep -qx "cmake --build $partial -j [0-9]*" "$work/fakecmake.log" || fail "triage did not build again: $(cat "$work/fakecmake.log" 2>&1)"
+grep -q 'the manifest lists repro_host_shm but .* has not: building again' "$work/rebuilt.out" || fail "no word of the rebuild"
+rm "$partial/bin/repro_host_shm"
+BUILD_DIR=$partial PATH=$work/fakecmake:$PATH VMR_FAKE_GPUS=2 FAKE_BUILD_FAIL=1 RESULTS_DIR=$work/unbuilt \
+  "$repo/scripts/triage" >"$work/unbuilt.out" 2>&1
+rc=$?
+[ $rc = 1 ] || fail "a missing binary the build did not make: exit $rc, want 1 (a problem)"
+[ "$(grep -cE '^(TABLE|BUILD): ' "$work/unbuilt.out")" = 1 ] &&
+  grep -q "^BUILD: $partial/bin/repro_host_shm is not there" "$work/unbuilt.out" ||
+  fail "a missing binary must be one BUILD problem: $(grep -E '^(TABLE|BUILD): ' "$work/unbuilt.out" | head -n 3)"
+grep -q '^backend host: repro_host_shm is missing from the build though its toolchain works' "$work/unbuilt.out" ||
+  fail "the note: $(grep '^backend host' "$work/unbuilt.out")"
+echo "a missing binary: built again; where the build fails, one problem naming it"
 echo "triage end to end: all checks passed"

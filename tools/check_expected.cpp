@@ -130,7 +130,7 @@ int compare_mode(const std::vector<std::string>& args) {
   }
   Check check;
   Status st = run_check(o.in, table, &check);
-  for (const auto& p : check.problems) std::printf("%s\n", p.c_str());
+  for (const auto& p : check.summary.problem_lines) std::printf("%s\n", p.c_str());
   if (!st.ok()) {
     std::fprintf(stderr, "check_expected: %s\n", one_line(st.detail).c_str());
     return 99;

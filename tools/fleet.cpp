@@ -57,6 +57,20 @@ Node load_node(const std::string& dir) {
     n.why = "no summary.json: its triage did not finish";
   if (exists(dir)) n.runs = read_runs(dir);
   name_node(&n);
+  // Its triage's own comparison: the rows the records cannot show (a launch that left none) and its table problems.
+  if (n.why.empty()) {
+    std::string text;
+    const std::string path = dir + "/summary.json";
+    Status st =
+        read_file(path, &text) ? read_summary_json(text, path, &n.summary) : Status::harness("cannot read " + path);
+    if (!st.ok()) {
+      n.summary = Summary{};
+      n.problems.push_back("its triage's summary: " + one_line(st.detail));
+    } else if (n.summary.problems > 0) {
+      n.problems.push_back("its triage found " + std::to_string(n.summary.problems) + " table problem(s)" +
+                           (n.summary.problem_lines.empty() ? "" : ", the first: " + n.summary.problem_lines[0]));
+    }
+  }
   // Each record that could not be used, once (a record of several cases gives one run each).
   std::set<std::string> seen;
   for (const auto& r : n.runs)
@@ -135,6 +149,25 @@ void add_to_cell(Cell* cell, const Run& r, const std::vector<ExpectedRow>& table
   }
 }
 
+// The node's own summary in its cells: each planned run without a record, and at least as many CHANGED runs per
+// case as its triage found (its table may have differed from this one). Unreadable records ("?") are problems.
+void add_summary(const Node& n, Cells* cells, std::set<std::string>* cases) {
+  std::map<std::string, int> changed;
+  for (const auto& row : n.summary.rows) {
+    if (!row.changed || row.observed == "?") continue;
+    cases->insert(row.name);
+    Cell& cell = (*cells)[row.name][n.name];
+    ++changed[row.name];
+    if (row.observed != "-") continue;
+    ++cell.missing;
+    if (cell.total == 0) cell.verdict = Verdict::Harness;
+  }
+  for (const auto& [c, k] : changed) {
+    Cell& cell = (*cells)[c][n.name];
+    cell.changed = std::max(cell.changed, k);
+  }
+}
+
 Cells make_cells(const std::vector<Node>& nodes, const std::vector<ExpectedRow>& table, std::set<std::string>* cases) {
   Cells cells;
   for (const auto& n : nodes) {
@@ -145,6 +178,7 @@ Cells make_cells(const std::vector<Node>& nodes, const std::vector<ExpectedRow>&
       cases->insert(c);
       add_to_cell(&cells[c][n.name], r, table);
     }
+    add_summary(n, &cells, cases);
   }
   return cells;
 }
@@ -249,11 +283,15 @@ std::string arrow(const std::string& pair) {
 }
 
 std::string Cell::text() const {
-  std::string t = std::string(verdict_name(verdict)) + " " + std::to_string(worst) + "/" + std::to_string(total);
+  std::string t = total == 0
+                      ? std::string("no record")
+                      : std::string(verdict_name(verdict)) + " " + std::to_string(worst) + "/" + std::to_string(total);
   if (verdict != Verdict::Pass && verdict != Verdict::Skip && !pairs.empty()) {
     std::vector<std::string> shown(pairs.begin(), pairs.begin() + std::min<size_t>(pairs.size(), 8));
     t += ": " + join(shown, ", ") + (pairs.size() > 8 ? ", ..." : "");
   }
+  if (missing)
+    t += (total ? " + " : " of ") + std::to_string(missing) + " planned run(s)" + (total ? " without a record" : "");
   if (changed) t += " (" + std::to_string(changed) + " CHANGED)";
   return t;
 }
@@ -446,6 +484,14 @@ std::string fleet_junit(const Report& r, const std::vector<ExpectedRow>& table) 
         c.text = run.detail;
       }
       suite.cases.push_back(std::move(c));
+    }
+    for (const auto& row : n.summary.rows) {  // planned runs that left no record: in no run above
+      if (!row.changed || row.observed != "-") continue;
+      const size_t dot = row.name.find('.');
+      suite.cases.push_back({"fleet." + n.name + "." + row.name.substr(0, dot),
+                             row.name.substr(dot == std::string::npos ? row.name.size() : dot + 1) +
+                                 (row.pair.empty() ? "" : "[" + arrow(row.pair) + "]"),
+                             JunitCase::Outcome::Failure, "no record: " + row.result, ""});
     }
     suites.push_back(std::move(suite));
   }

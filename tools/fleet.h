@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "harness/expected.h"
+#include "report.h"
 #include "run_records.h"
 
 namespace vmr_tools {
@@ -17,13 +18,16 @@ struct Node {
   std::string name, dir, why;  // why: empty when it answered
   std::vector<Run> runs;
   std::map<std::string, std::string> facts;  // the facts every run of the node agrees on
-  std::vector<std::string> problems;         // records it left that the report could not use
+  std::vector<std::string> problems;         // records it left that the report could not use, its table problems
+  Summary summary;                           // its triage's own summary.json (no rows where it could not be read)
 };
 
 // One node's verdict over one case's runs: "PASS 56/56", "CRASH 3/56: 0->5, 2->5, 7->5".
+// A planned run that left no record (a row "-" of the node's summary.json) is CHANGED and counts in `missing`; a
+// cell of such runs only takes the verdict HARNESS (the launch left nothing to judge) for the majority.
 struct Cell {
   Verdict verdict = Verdict::Skip;
-  int worst = 0, total = 0, changed = 0;
+  int worst = 0, total = 0, changed = 0, missing = 0;
   std::vector<std::string> pairs;  // of the worst verdict
   std::string text() const;
 };
@@ -62,7 +66,8 @@ std::string arrow(const std::string& pair);
 // status where the node list cannot be read.
 vmr::Status gather_nodes(const std::vector<std::string>& dirs, const std::string& nodes_file, const std::string& out,
                          std::vector<Node>* nodes);
-// Cells, majorities, differences and the facts that differ without a verdict change, over `r->nodes`.
+// Cells, majorities, differences and the facts that differ without a verdict change, over `r->nodes`. A node's
+// cell of a case is CHANGED at least as often as its own summary.json says (a triage's CHANGED is never lost).
 void analyse_fleet(const std::vector<vmr::ExpectedRow>& table, Report* r);
 
 std::string fleet_json(const Report& r);

@@ -13,9 +13,12 @@
 // expected/), the facts every such node shares and at least one other node does not are listed, ranked by how many
 // of the others differ; facts that differ between nodes with no verdict change are listed apart. A tie for the
 // majority goes to PASS where PASS is among the tied (else to the verdict first in the contract's order) and is
-// reported as a tie. Writes DIR/fleet.json and DIR/fleet.md, prints a summary. Exit 0 every node answered and
-// agrees; 1 a node differs, did not answer or has a problem; 2 a bad command line or table; 99 a node list that
-// could not be read or a report that could not be written (each named).
+// reported as a tie. A node's own summary.json counts too: a planned run that left no record (a cell "+ 1 planned
+// run(s) without a record") and the CHANGED rows its triage found make the node differ, its table problems (and a
+// summary that cannot be read) are problems of that node. Writes DIR/fleet.json and DIR/fleet.md, prints a
+// summary. Exit 0 every node answered and agrees; 1 a node differs, did not answer or has a problem; 2 a bad
+// command line or table; 99 no node at all (no NODE_DIR, --nodes naming none), a node list that could not be read
+// or a report that could not be written (each named; no report written).
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -58,6 +61,11 @@ int main(int argc, char** argv) {
   if (!st.ok()) {
     std::fprintf(stderr, "fleet_report: %s\n", one_line(st.detail).c_str());
     return st.verdict == Verdict::Usage ? 2 : 99;
+  }
+  if (r.nodes.empty()) {  // "every node agrees" of no node at all would pass a fleet run that reached none
+    std::fprintf(stderr, "fleet_report: no node to report on (no NODE_DIR given%s)\n",
+                 o.nodes_file.empty() ? "" : ", and the node list names none");
+    return 99;
   }
   analyse_fleet(table, &r);
   // Every file, then the console; a file that could not be written is named, and the report is not "written".

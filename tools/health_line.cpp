@@ -1,5 +1,6 @@
 #include "health_line.h"
 
+#include <cctype>
 #include <cstdio>
 #include <set>
 
@@ -39,8 +40,31 @@ std::string row_line(const Row& r, int others) {
   line += r.expected == "-" ? " (no expected verdict)" : " (expected " + r.expected + ")";
   // Before the detail, so that the cut to 200 bytes never takes the count of the other rows.
   if (others > 0) line += " (+" + std::to_string(others) + " more)";
-  if (!r.detail.empty()) line += ": " + r.detail;
+  if (!r.detail.empty()) line += ": " + drain_stable(r.detail);
   return line;
+}
+
+bool is_word_byte(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; }
+
+// The length of the run of decimal digits (with one decimal point inside) at text[i], 0 where none starts there.
+size_t number_at(std::string_view text, size_t i) {
+  size_t j = i;
+  while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
+  if (j == i) return 0;
+  if (j + 1 < text.size() && text[j] == '.' && std::isdigit(static_cast<unsigned char>(text[j + 1]))) {
+    ++j;
+    while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
+  }
+  return j - i;
+}
+
+// The length of a time unit ("s", "ms", "us", "ns", "min", UTF-8 "\u00b5s") at text[i] that ends a word.
+size_t time_unit_at(std::string_view text, size_t i) {
+  for (std::string_view unit : {"min", "ms", "us", "ns", "\xc2\xb5s", "s"})
+    if (text.substr(i, unit.size()) == unit &&
+        (i + unit.size() == text.size() || !std::isalnum(static_cast<unsigned char>(text[i + unit.size()]))))
+      return unit.size();
+  return 0;
 }
 
 // Why nothing could run: the first skipped run's own reason, else what the first row not run says in its
@@ -60,6 +84,17 @@ std::string nothing_ran_reason(const Summary& s) {
 }
 
 HealthVerdict verdict(Health h, const std::string& line) { return {h, reason_safe(line)}; }
+
+// The node was not judged: the table, the manifest and the binaries do not fit one another, the same on every node
+// of a deployment (an old table beside a new build, a build that stopped half-way), never this node's fault.
+HealthVerdict suite_problem(const Summary& s) {
+  std::string line = "vmem-repro: the node was not judged, a suite problem";
+  if (s.problems > 1) line += " (+" + std::to_string(s.problems - 1) + " more)";
+  line += ": " + (s.problem_lines.empty()
+                      ? std::to_string(s.problems) + " table problem(s): expected/verdicts.md does not fit this build"
+                      : s.problem_lines.front());
+  return verdict(Health::Broken, line);
+}
 
 // A node where no GPU case could run: not this check's to drain (a CPU-only node), unless GPUs are required.
 Health when_nothing_ran(const HealthRun& run) { return run.require_gpu ? Health::Unhealthy : Health::NothingRan; }
@@ -81,6 +116,53 @@ const Row* first_differing_row(const Summary& s) {
     if (!first) first = &r;
   }
   return first;
+}
+
+std::string drain_stable(std::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size();) {
+    const bool word_start = i == 0 || !is_word_byte(text[i - 1]);
+    if (text.substr(i, 5) == "(pid " && word_start) {  // " (pid 123)": dropped, with the space before it
+      const size_t n = number_at(text, i + 5);
+      if (n > 0 && i + 5 + n < text.size() && text[i + 5 + n] == ')') {
+        while (!out.empty() && out.back() == ' ') out.pop_back();
+        i += 5 + n + 1;
+        continue;
+      }
+    }
+    if (word_start && text.substr(i, 3) == "pid" && i + 3 < text.size() && (text[i + 3] == ' ' || text[i + 3] == '=')) {
+      if (const size_t n = number_at(text, i + 4); n > 0) {
+        out += std::string(text.substr(i, 4)) + "#";
+        i += 4 + n;
+        continue;
+      }
+    }
+    if (word_start && text.substr(i, 2) == "0x") {  // an address (not a short code such as 0x1)
+      size_t j = i + 2;
+      while (j < text.size() && std::isxdigit(static_cast<unsigned char>(text[j]))) ++j;
+      if (j - i - 2 >= 6) {
+        out += "0x#";
+        i = j;
+        continue;
+      }
+    }
+    if (word_start) {
+      if (const size_t n = number_at(text, i); n > 0) {
+        size_t j = i + n;
+        while (j < text.size() && text[j] == ' ') ++j;
+        if (const size_t unit = time_unit_at(text, j); unit > 0) {
+          out += "#" + std::string(text.substr(i + n, j + unit - i - n));
+          i = j + unit;
+          continue;
+        }
+        out += text.substr(i, n);  // any other number stays
+        i += n;
+        continue;
+      }
+    }
+    out += text[i++];
+  }
+  return out;
 }
 
 std::string reason_safe(std::string_view text, size_t max_bytes) {
@@ -108,12 +190,10 @@ HealthVerdict judge_health(const Summary* s, const std::string& unreadable_why, 
   if (!s && e == 77)
     return verdict(when_nothing_ran(run), "vmem-repro: no GPU case could run here (the triage wrote no summary)");
   if (!s) return verdict(Health::Broken, "vmem-repro: the health check could not run (" + unreadable_why + ")");
+  if (s->problems > 0) return suite_problem(*s);
   int differing = 0;
   for (const auto& r : s->rows) differing += r.changed ? 1 : 0;
   if (const Row* r = first_differing_row(*s)) return verdict(Health::Unhealthy, row_line(*r, differing - 1));
-  if (s->problems > 0)
-    return verdict(Health::Unhealthy, "vmem-repro: " + std::to_string(s->problems) +
-                                          " table problem(s): expected/verdicts.md does not fit this build");
   if (e == 1)
     return verdict(Health::Unhealthy,
                    "vmem-repro: the triage found a difference (exit 1) that its summary does not name");

@@ -29,9 +29,11 @@ struct HealthVerdict {
 
 // The health of a node from its triage. `summary` is null where none could be read (`unreadable_why` says why).
 // In order: a stopped triage is Unhealthy; a triage exit other than 0, 1 or 77 is Broken, and so is no summary
-// (but exit 77 without one is NothingRan); a differing row, a table problem or exit 1 is Unhealthy; exit 77, or no
-// row on GPUs (a non-empty pair) that ran (a triage older than exit 77), is NothingRan (Unhealthy with
-// require_gpu); else Healthy.
+// (but exit 77 without one is NothingRan); a problem of the suite (a table problem, a binary the manifest lists that
+// is not there) is Broken, the node not judged ("the node was not judged, a suite problem: <the first>"): the same
+// on every node of a bad deployment, never a drain; a differing row or exit 1 is Unhealthy; exit 77, or no row on
+// GPUs (a non-empty pair) that ran (a triage older than exit 77), is NothingRan (Unhealthy with require_gpu); else
+// Healthy. A differing row's detail goes through drain_stable.
 HealthVerdict judge_health(const Summary* summary, const std::string& unreadable_why, const HealthRun& run);
 
 // The differing row the line names: the first CHANGED row on a pair of GPUs ("0-1", same-GPU "0-0"), since a pair
@@ -40,6 +42,11 @@ HealthVerdict judge_health(const Summary* summary, const std::string& unreadable
 const Row* first_differing_row(const Summary& s);
 // A row's pair as the line shows it: "0-1" -> "0->1", "0-0" -> "0->0", "0-1-2-3" -> "mesh 0-1-2-3", "" -> "".
 std::string pair_text(const std::string& pair);
+// A failure's detail as a drain reason: what differs between two runs of one failure becomes '#' (a rank's
+// " (pid 123)" is dropped, "pid=123" reads "pid=#", "1.25 s" "# s" with ms, us, ns, min, and an address of 6 or
+// more hex digits "0x#"), so that scripts/health-check, which leaves a drain with the very same reason alone, keeps
+// the first drain's time instead of draining again every interval. Other numbers (GPU indices, codes) stay.
+std::string drain_stable(std::string_view text);
 // Text made safe as a Slurm Reason and an NHC die message: control bytes become spaces, runs of spaces one, bytes
 // past ASCII '?', and the quote characters " ' ` are dropped (NHC 1.4 passes the message through
 // `eval ... "'$*'"`, where a ' ends the quoting and a ` can run a command); longer than max_bytes: cut to end

@@ -153,7 +153,9 @@ std::string summary_json(const Summary& s) {
   j.begin_object().key("schema").value("vmem-repro-summary/1");
   j.key("ok").value(s.ok).key("changed").value(s.changed).key("not_run").value(s.not_run);
   j.key("table_problems").value(s.problems);
-  j.key("rows").begin_array();
+  j.key("problem_lines").begin_array();
+  for (const auto& p : s.problem_lines) j.value(p);
+  j.end_array().key("rows").begin_array();
   for (const auto& r : s.rows) {
     j.begin_object().key("case").value(r.name).key("pair").value(r.pair).key("expected").value(r.expected);
     j.key("observed").value(r.observed).key("result").value(r.result).key("detail").value(r.detail);
@@ -173,6 +175,13 @@ Status read_summary_json(std::string_view text, const std::string& source, Summa
       !read_count(v, "ok", &s->ok) || !read_count(v, "changed", &s->changed) ||
       !read_count(v, "not_run", &s->not_run) || !read_count(v, "table_problems", &s->problems))
     return Status::harness(source + " is not a summary check_expected wrote (vmem-repro-summary/1)");
+  if (const JsonValue* lines = v.get("problem_lines"); lines) {
+    if (lines->type != JsonValue::Array) return Status::harness(source + " has problem_lines that are not a list");
+    for (const auto& e : lines->arr) {
+      if (e.type != JsonValue::String) return Status::harness(source + " has a problem line that is not text");
+      s->problem_lines.push_back(e.str);
+    }
+  }
   for (const auto& e : rows->arr) {
     Row r;
     if (!read_row(e, &r)) return Status::harness(source + " has a row that is not one check_expected wrote");

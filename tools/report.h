@@ -30,6 +30,9 @@ bool points_to_threads(const Row& r);
 struct Summary {
   std::vector<Row> rows;
   int ok = 0, changed = 0, not_run = 0, problems = 0;  // problems: table problems, counted beside the rows
+  // Each problem's line as check_expected prints it ("TABLE: ...", "BUILD: ..."): what a reader of summary.json
+  // (the health line) names. Empty in a summary written before it was kept.
+  std::vector<std::string> problem_lines;
 };
 
 // Sets ok, changed and not_run from the rows.

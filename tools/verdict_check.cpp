@@ -25,11 +25,16 @@ struct Binaries {
   std::set<std::string> built;    // --binary: every case must have a record (unless --plan says otherwise)
   std::set<std::string> checked;  // binaries whose --list was read
   std::set<std::string> listed;   // binary.case from --list
+  std::set<std::string> missing;  // the manifest's toolchain "yes" binaries that are not there
 };
 
-// --manifest: every binary the project has (binary, backend, built, ...; tab-separated). The built ones' paths
-// beside it join `list_paths`: their --list is checked like a --binary's.
-Status read_manifest(const CheckInputs& in, Binaries* b, std::vector<std::string>* list_paths) {
+bool is_executable(const std::string& path) { return ::access(path.c_str(), X_OK) == 0; }
+
+// --manifest: every binary the project has (binary, backend, toolchain, ...; tab-separated). Those its build makes
+// (toolchain "yes") join `list_paths` where they are there, their --list checked like a --binary's; one that is
+// not there is the one problem of a partial or failed build.
+Status read_manifest(const CheckInputs& in, Binaries* b, std::vector<std::string>* list_paths,
+                     std::vector<std::string>* problems) {
   *list_paths = in.binaries;
   if (in.manifest.empty()) return Status::pass();
   std::string text;
@@ -40,9 +45,17 @@ Status read_manifest(const CheckInputs& in, Binaries* b, std::vector<std::string
     auto fields = split(line, '\t');
     b->known.emplace(fields[0]);
     const std::string path = dir + std::string(fields[0]);
-    if (fields.size() > 2 && fields[2] == "yes" &&
-        std::find(in.binaries.begin(), in.binaries.end(), path) == in.binaries.end())
+    if (fields.size() <= 2 || fields[2] != "yes" ||
+        std::find(in.binaries.begin(), in.binaries.end(), path) != in.binaries.end())
+      continue;
+    if (is_executable(path)) {
       list_paths->push_back(path);
+    } else {
+      b->missing.emplace(fields[0]);
+      problems->push_back("BUILD: " + path + " is not there, though the manifest " + in.manifest +
+                          " says this build makes it (a partial or failed build: build again); its cases were not "
+                          "checked");
+    }
   }
   return Status::pass();
 }
@@ -65,13 +78,13 @@ void check_listings(const CheckInputs& in, const std::vector<std::string>& list_
   for (const auto& path : in.binaries) b->built.insert(basename_of(path));
   for (const auto& path : list_paths) {
     const std::string bin = basename_of(path);
-    b->checked.insert(bin);
     if (!b->known.empty() && !b->known.count(bin))
       problems->push_back("TABLE: --binary " + path + " is not a binary of the manifest " + in.manifest);
-    if (::access(path.c_str(), X_OK) != 0) {
+    if (!is_executable(path)) {  // (a --binary: the manifest's own are there, read_manifest saw to it)
       problems->push_back("TABLE: " + path + " is not an executable binary");
       continue;
     }
+    b->checked.insert(bin);  // (a binary that cannot list: every row of it names a case it does not have)
     CaseList list;
     if (Status st = listing_of(in, path, &list); !st.ok()) {
       problems->push_back("TABLE: " + one_line(st.detail));
@@ -129,8 +142,8 @@ void rows_of_runs(const ExpectedRow& t, const std::string& name, const std::vect
     // A condition on a fact the run does not report never holds: its row silently never applies.
     if (c.standing != Standing::NotRun)
       for (const auto& key : unreported_keys(table, t.binary, t.case_name, run.facts))
-        out->problems.push_back("TABLE: a condition of " + name + " uses '" + key + "', which run " + run.file +
-                                " does not report");
+        out->summary.problem_lines.push_back("TABLE: a condition of " + name + " uses '" + key + "', which run " +
+                                             run.file + " does not report");
     out->summary.rows.push_back({name, run.pair, c.expected(), verdict_name(run.verdict), result_text(c, run),
                                  run.detail, run.metric, c.row ? c.row->evidence : "no row matches this node",
                                  c.differs(), c.standing == Standing::NotRun, ""});
@@ -158,10 +171,30 @@ void missing_rows(const ExpectedRow& t, const std::string& name, const std::set<
     missing("", "CHANGED: no run record in " + results, true);
   else
     missing("",
-            b.built.empty()            ? "not run"
+            b.missing.count(t.binary)  ? "not run (binary missing from the build: see the BUILD problem)"
+            : b.built.empty()          ? "not run"
             : !b.built.count(t.binary) ? "not run (binary not built here)"
                                        : "not run (not in this run's plan)",
             false);
+}
+
+// A record of a case no row of the table covers: CHANGED, so that a new case's CRASH is never left out (a SKIP
+// stays "not run", as every SKIP does).
+Row uncovered_row(const CheckInputs& in, const Run& run) {
+  const std::string name = run.binary + "." + run.case_name;
+  const std::string no_row = "no row for " + name + " in " + in.table_path;
+  const bool skipped = run.verdict == Verdict::Skip;
+  return {name,
+          run.pair,
+          "-",
+          verdict_name(run.verdict),
+          skipped ? "not run (skipped: " + run.detail + "; " + no_row + ")" : "CHANGED: " + no_row,
+          run.detail,
+          run.metric,
+          "",
+          !skipped,
+          skipped,
+          ""};
 }
 
 // A record that could not be read is CHANGED under its file's name: the runs it held are unknown.
@@ -175,19 +208,25 @@ Row unreadable_row(const std::vector<ExpectedRow>& table, const Run& run) {
 Status run_check(const CheckInputs& in, const std::vector<ExpectedRow>& table, Check* out) {
   Binaries b;
   std::vector<std::string> list_paths;
-  VMR_TRY(read_manifest(in, &b, &list_paths));
-  check_listings(in, list_paths, table, &b, &out->problems);
+  std::vector<std::string>& problems = out->summary.problem_lines;
+  VMR_TRY(read_manifest(in, &b, &list_paths, &problems));
+  check_listings(in, list_paths, table, &b, &problems);
   Plan plan;
   VMR_TRY(read_plan(in.plan, &plan));
   out->runs = read_runs(in.results);
+  std::set<std::string> covered;  // binary.case of every table row
+  for (const auto& t : table) covered.insert(t.binary + "." + t.case_name);
   for (const auto& run : out->runs)
-    if (!run.error.empty()) out->summary.rows.push_back(unreadable_row(table, run));
+    if (!run.error.empty())
+      out->summary.rows.push_back(unreadable_row(table, run));
+    else if (!covered.count(run.binary + "." + run.case_name))
+      out->summary.rows.push_back(uncovered_row(in, run));
   std::set<std::string> seen;
   for (const auto& t : table) {
     const std::string name = t.binary + "." + t.case_name;
     if (!seen.insert(name).second) continue;
     if (std::string why = row_problem(t, name, b); !why.empty()) {
-      out->problems.push_back(why);
+      problems.push_back(why);
       continue;
     }
     std::set<std::string> pairs_seen;
@@ -198,7 +237,7 @@ Status run_check(const CheckInputs& in, const std::vector<ExpectedRow>& table, C
     for (size_t k = first; k < out->summary.rows.size(); ++k) out->summary.rows[k].threads = threads;
   }
   count_rows(&out->summary);
-  out->summary.problems = int(out->problems.size());
+  out->summary.problems = int(problems.size());
   return Status::pass();
 }
 

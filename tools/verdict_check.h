@@ -17,19 +17,22 @@ struct CheckInputs {
   std::string table_path;             // named in table problems
   std::string results;                // the folder of run records
   std::vector<std::string> binaries;  // --binary: each one's --list is checked, and its cases must have records
-  std::string manifest;               // --manifest: the build's bin/manifest.txt (empty: none)
+  std::string manifest;               // --manifest: the build's bin/manifest.txt (empty: none): binary, backend,
+                                      // toolchain (yes: the build makes it), ...
   std::string plan;                   // --plan: what the run set out to run (empty: every case of every --binary)
   std::string lists;                  // --lists: a folder of <binary>.json, each its --list --json (scripts/triage's
                                       // lists/), read instead of listing the binary again; one not there is listed
 };
 
 struct Check {
-  Summary summary;                    // the rows, their counts and the number of table problems
-  std::vector<std::string> problems;  // each table problem's line ("TABLE: ..."), in the order found
-  std::vector<Run> runs;              // every record read, for the reports made from runs (failures, GPUs)
+  Summary summary;        // the rows, their counts and each problem's line (summary.problem_lines), in the order found
+  std::vector<Run> runs;  // every record read, for the reports made from runs (failures, GPUs)
 };
 
-// Compares as above. Harness status naming the input where --manifest or --plan cannot be read (exit 99).
+// Compares as above. Every record is in some row: one no table row covers is CHANGED ("no row for B.C in TABLE").
+// A binary the manifest says its build makes (toolchain "yes") that is not there is one "BUILD:" problem naming it
+// (a partial or failed build), never a problem per row: its rows are compared like any binary's that is not built.
+// Harness status naming the input where --manifest or --plan cannot be read (exit 99).
 vmr::Status run_check(const CheckInputs& in, const std::vector<vmr::ExpectedRow>& table, Check* out);
 
 }  // namespace vmr_tools

@@ -101,7 +101,8 @@ vmr_build() {
 }
 
 # The single-file path: scripts/amalgamate's files, each built with its one compiler command where that compiler
-# is on PATH, and check_expected with the C++ compiler; writes $BUILD_DIR/bin/manifest.txt saying what was built.
+# is on PATH, and check_expected with the C++ compiler; writes $BUILD_DIR/bin/manifest.txt in CMake's columns, with
+# toolchain "yes" where the compile succeeded (this build makes it).
 vmr_build_single_files() {
   local bin="$BUILD_DIR/bin" dist="$BUILD_DIR/dist" cxx name backend built defines sources cmd
   cxx=$(command -v c++ || command -v g++ || command -v clang++) || { vmr_say "no C++ compiler on PATH"; return 1; }
@@ -109,9 +110,9 @@ vmr_build_single_files() {
   source "$VMR_ROOT/scripts/lib/manifest.sh"
   source "$VMR_ROOT/scripts/lib/cuda_archs.sh"  # vmr_nvcc: the nvcc amalgamate's printed command is for
   {
-    echo "# vmem-repro manifest (single-file build, no cmake): binary, backend, built (yes/no), defines, sources"
-    while IFS=$'\t' read -r name backend built defines sources; do
-      built=no
+    echo "# vmem-repro manifest (single-file build, no cmake): binary, backend, toolchain (yes: this build makes it; linked if bin/<binary> is there), defines, sources"
+    while IFS=$'\t' read -r name backend toolchain defines sources; do
+      toolchain=no
       case "$backend" in  # (a missing compiler is an empty `need`, never an error: callers run under set -e)
         host) need=$cxx ;;
         cuda) need=$(vmr_nvcc || true) ;;
@@ -120,9 +121,12 @@ vmr_build_single_files() {
       if [ -n "$need" ] && cmd=$(DIST_DIR="$dist" "$VMR_ROOT/scripts/amalgamate" "$name" 2>/dev/null); then
         cmd=${cmd/#nvcc /$need }
         cmd=${cmd/#g++ /$cxx }
-        if (cd "$bin" && eval "$cmd") >&2; then built=yes; else vmr_say "single-file build of $name failed: $cmd"; fi
+        rm -f "$bin/$name"  # (a binary of an earlier build is not this build's)
+        # Written after the compile, so "yes" here is what was linked: a compile that fails is this compiler's
+        # answer for this file, and building again would give the same.
+        if (cd "$bin" && eval "$cmd") >&2; then toolchain=yes; else vmr_say "single-file build of $name failed: $cmd"; fi
       fi
-      printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$backend" "$built" "$defines" "$sources"
+      printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$backend" "$toolchain" "$defines" "$sources"
     done < <(vmr_manifest_from_sources)
   } >"$bin/manifest.txt.new"
   # check_expected: the harness's sources, the tool and its library, and the expected table from its one generator.
@@ -153,9 +157,16 @@ vmr_ctest_summary() {
   grep -m1 -oE '[0-9]+% tests passed(, [0-9]+ tests failed)? out of [0-9]+' "$1"
 }
 
-# The manifest's lines (binary, backend, built, defines, sources; tab-separated), comments left out.
+# The manifest's lines (binary, backend, toolchain, defines, sources; tab-separated), comments left out. A binary
+# was linked where its toolchain is "yes" and bin/<binary> is there (see vmr_missing_binaries).
 vmr_manifest() {
   grep -v '^#' "$BUILD_DIR/bin/manifest.txt"
+}
+# The binaries this build makes (toolchain "yes") that are not there: a partial or failed build. One name a line.
+vmr_missing_binaries() {
+  vmr_manifest | while IFS=$'\t' read -r name _ toolchain _; do
+    [ "$toolchain" != yes ] || [ -x "$BUILD_DIR/bin/$name" ] || echo "$name"
+  done
 }
 
 # What a report meant for a public issue keeps of the kernel command line: the parameters that matter for P2P
