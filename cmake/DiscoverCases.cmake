@@ -22,10 +22,11 @@ function(discovery_failed why)
   file(RENAME ${TESTS_FILE}.new ${TESTS_FILE})
 endfunction()
 
-# HIP_ENABLE_DEFERRED_LOADING=0 in the builder's environment would start the HIP runtime while the binary loads
-# (CLR registers kernels eagerly then), which can abort or hang on a GPU node; --list itself touches no runtime.
-execute_process(COMMAND ${CMAKE_COMMAND} -E env HIP_ENABLE_DEFERRED_LOADING=1 ${BINARY} --list --json ${LIST_JSON}
-                RESULT_VARIABLE _rc ERROR_VARIABLE _err TIMEOUT 60)
+# Listed as triage and bisect list (scripts/lib/case_list.sh: the runtime's deferred loading, a time limit), so a
+# binary's cases are the same to all of them.
+execute_process(COMMAND bash -c "source \"$0\" && vmr_list_cases \"$1\" \"$2\""
+                        ${CMAKE_CURRENT_LIST_DIR}/../scripts/lib/case_list.sh ${BINARY} ${LIST_JSON}
+                RESULT_VARIABLE _rc ERROR_VARIABLE _err)
 if(NOT _rc EQUAL 0)
   discovery_failed("${BINARY} --list --json ${LIST_JSON} exited '${_rc}': ${_err}")
   return()

@@ -86,7 +86,8 @@ endfunction()
 
 # The way gtest_discover_tests works: after each link the binary lists its cases into a CTest file, which ctest
 # includes through a wrapper written now (before the first build the wrapper registers one failing test saying so).
-# A custom command rather than POST_BUILD, so that the file is made again when DiscoverCases.cmake changes too.
+# A custom command rather than POST_BUILD, so that the file is made again when DiscoverCases.cmake or the lister
+# (scripts/lib/case_list.sh) changes too.
 function(vmr_discover_cases target)
   set(_dir ${CMAKE_BINARY_DIR}/ctest-cases)
   set(_tests ${_dir}/${target}_tests.cmake)
@@ -94,7 +95,7 @@ function(vmr_discover_cases target)
   add_custom_command(OUTPUT ${_tests}
     COMMAND ${CMAKE_COMMAND} -DBINARY=$<TARGET_FILE:${target}> -DLIST_JSON=${_dir}/${target}.cases.json
             -DTESTS_FILE=${_tests} -DRESULTS=${VMR_RESULTS_DIR} -P ${CMAKE_SOURCE_DIR}/cmake/DiscoverCases.cmake
-    DEPENDS ${target} ${CMAKE_SOURCE_DIR}/cmake/DiscoverCases.cmake
+    DEPENDS ${target} ${CMAKE_SOURCE_DIR}/cmake/DiscoverCases.cmake ${CMAKE_SOURCE_DIR}/scripts/lib/case_list.sh
     BYPRODUCTS ${_dir}/${target}.cases.json VERBATIM)
   add_custom_target(${target}_cases ALL DEPENDS ${_tests})
   file(WRITE ${_wrapper}

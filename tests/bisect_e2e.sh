@@ -63,3 +63,40 @@ rc=$?
 [ $rc = 125 ] && grep -q '^skip repro_host_shm.read: no record of it in ' "$work/same2.out" ||
   { cat "$work/same2.out"; fail "a step that left no record beside an earlier step's: exit $rc, want 125"; }
 echo "a step without a record is skipped, even where an earlier step left one"
+
+# Listing goes the one way CMake's discovery lists (scripts/lib/case_list.sh). A stand-in repro_host_shm that, as a
+# HIP binary whose runtime starts at load can, hangs on --list unless HIP_ENABLE_DEFERRED_LOADING=1, and with
+# VMR_STANDIN_LIBRARY=broken does not start at all, as the loader answers for a library that does not load.
+mkdir -p "$work/loader/bin"
+for f in "$build/bin"/*; do ln -s "$f" "$work/loader/bin/"; done
+rm "$work/loader/bin/repro_host_shm"
+cat >"$work/loader/bin/repro_host_shm" <<LOADER
+#!/usr/bin/env bash
+if [ "\${VMR_STANDIN_LIBRARY-}" = broken ]; then
+  echo "repro_host_shm: error while loading shared libraries: libamdhip64.so.6: cannot open shared object file" >&2
+  exit 127
+fi
+[ "\${1-}" != --list ] || [ "\${HIP_ENABLE_DEFERRED_LOADING-}" = 1 ] || exec sleep 300
+exec "$build/bin/repro_host_shm" "\$@"
+LOADER
+chmod +x "$work/loader/bin/repro_host_shm"
+# HIP_ENABLE_DEFERRED_LOADING=0 in the user's environment: the step lists as CMake does, and judges.
+HIP_ENABLE_DEFERRED_LOADING=0 BUILD_DIR=$work/loader RESULTS_DIR=$work/eager timeout 60 "$repo/scripts/bisect" \
+  repro_host_shm.read >"$work/eager.out" 2>&1
+rc=$?
+[ $rc = 0 ] || { cat "$work/eager.out"; fail "HIP_ENABLE_DEFERRED_LOADING=0: exit $rc, want 0 (listed with deferred loading)"; }
+# A commit whose library does not load: skipped (125), never the stop (128) of a broken suite.
+VMR_STANDIN_LIBRARY=broken BUILD_DIR=$work/loader RESULTS_DIR=$work/broken "$repo/scripts/bisect" \
+  repro_host_shm.read >"$work/broken.out" 2>&1
+rc=$?
+[ $rc = 125 ] && tail -n 1 "$work/broken.out" | grep -q '^bisect: skip (repro_host_shm did not start with this runtime: --list exited 127: .*error while loading shared libraries' ||
+  { cat "$work/broken.out"; fail "a library that does not load: exit $rc, want 125 (skip) saying why"; }
+# A binary that hangs while it loads does not hang the step: the listing's time limit kills it and says so.
+printf '#!/bin/sh\nexec sleep 30\n' >"$work/hangs" && chmod +x "$work/hangs"
+start=$(date +%s)
+msg=$(bash -c 'source "$1"; vmr_list_timeout_s=1; vmr_list_cases "$2" "$3"' _ "$repo/scripts/lib/case_list.sh" \
+  "$work/hangs" "$work/hang.json" 2>&1)
+rc=$?
+[ $rc = 124 ] && [ $(($(date +%s) - start)) -lt 5 ] && [[ "$msg" == *"--list --json did not finish in 1 s: killed" ]] ||
+  fail "a listing that hangs: exit $rc after $(($(date +%s) - start)) s: $msg"
+echo "listing: deferred loading, a time limit, and a library that does not load skips the commit"

@@ -174,16 +174,21 @@ grep -qxF "backend $said" "$work/meshfail.out" && grep -qxF -- "- backend $said"
 grep -q 'every case passed the mesh run' "$work/meshfail.out" && fail "--mesh with atomics failing: 'every case passed'"
 [ -z "$(awk '$3 == "repro_host_shm" { print $4 }' "$work/meshfail/rounds.txt" | sort | uniq -d)" ] ||
   fail "--mesh with atomics failing: a launch planned twice: $(cat "$work/meshfail/rounds.txt")"
-# Every command the bug report gives to reproduce a failure is one the binary accepts: run as printed (the
-# mesh's --devices 0,1,2 among them), each reproduces the forced FAIL (exit 1), none is a usage error (exit 2).
+# Every command the bug report gives to reproduce a failure runs as printed, in the checkout, whatever BUILD_DIR
+# is (it once always said build/bin/): the mesh's --devices 0,1,2 among them, each reproduces the forced FAIL (exit
+# 1), none is a usage error (exit 2); the build and triage lines name the same BUILD_DIR.
 BUILD_DIR=$build "$repo/scripts/bug-report" "$work/meshfail" >/dev/null 2>"$work/bug.err" || fail "bug-report: $(cat "$work/bug.err")"
-sed -n '/^### Steps to Reproduce/,/^### /p' "$work/meshfail/bug-report.md" | grep '^build/bin/' >"$work/commands"
-grep -qx 'build/bin/repro_host_shm --case atomics --devices 0,1,2' "$work/commands" ||
-  fail "the bug report gives no command for the mesh run: $(cat "$work/commands")"
+shown=${build#"$repo"/}
+sed -n '/^#### The full suite/,/^```$/p' "$work/meshfail/bug-report.md" >"$work/suite"
+grep "/bin/repro_host_shm " "$work/suite" >"$work/commands"
+grep -qx "$shown/bin/repro_host_shm --case atomics --devices 0,1,2" "$work/commands" ||
+  fail "the bug report gives no command for the mesh run in $shown/bin: $(cat "$work/suite")"
 [ "$(wc -l <"$work/commands")" = 10 ] || fail "want 10 commands (the mesh run, 6 pairs, 3 same-GPU pairs): $(cat "$work/commands")"
+env_shown=$([ "$shown" = build ] || printf 'BUILD_DIR=%q ' "$shown")
+grep -q "^${env_shown}./scripts/test " "$work/suite" && grep -q "^${env_shown}./scripts/triage " "$work/suite" ||
+  fail "the build and triage lines do not name BUILD_DIR $shown: $(cat "$work/suite")"
 while read -r command; do
-  read -ra words <<<"${command#build/bin/}"  # the command line as printed, split as a shell splits it
-  VMR_FORCE_FAIL=repro_host_shm.atomics "$build/bin/${words[0]}" "${words[@]:1}" >"$work/command.out" 2>&1 </dev/null
+  (cd "$repo" && VMR_FORCE_FAIL=repro_host_shm.atomics bash -c "$command") >"$work/command.out" 2>&1 </dev/null
   rc=$?; [ $rc = 1 ] || fail "'$command' exits $rc, want 1 (the FAIL it reproduces): $(tail -n 2 "$work/command.out")"
 done <"$work/commands"
 
@@ -193,9 +198,12 @@ VMR_FAKE_GPUS=2 RESULTS_DIR=$work/mesh2 triage --mesh >"$work/mesh2.out" 2>&1 ||
   fail "--mesh on 2 GPUs: read ran on '$(pairs_of "$work/mesh2" read | tr '\n' ' ')', want 0-0, 0-1, 1-0 and 1-1"
 
 # A stand-in build folder: the real binaries, but repro_host_shm is a script that runs the real one, unless told
-#   VMR_STANDIN_KILL=DEVICES  a run with --devices DEVICES dies by SIGKILL before it writes anything;
+#   VMR_STANDIN_KILL=DEVICES  a run with --devices DEVICES dies by SIGKILL before it writes anything (all: every run
+#                             with --devices, after 0.2 s);
 #   VMR_STANDIN_TIMES=FILE    each run with --devices appends "<ns> 1" when it starts and "<ns> -1" when it ends,
-#                             and lasts at least 0.5 s (so runs started together overlap even on a loaded machine).
+#                             and lasts at least 0.5 s (so runs started together overlap even on a loaded machine);
+#   VMR_STANDIN_EAGER=1       --list hangs unless HIP_ENABLE_DEFERRED_LOADING=1, as a HIP binary whose runtime starts
+#                             while it loads can.
 mkdir -p "$work/standin/bin"
 for f in "$build/bin"/*; do ln -s "$f" "$work/standin/bin/"; done
 rm "$work/standin/bin/repro_host_shm"
@@ -204,6 +212,8 @@ cat >"$work/standin/bin/repro_host_shm" <<STANDIN
 devices=- prev=
 for a in "\$@"; do [ "\$prev" != --devices ] || devices=\$a; prev=\$a; done
 if [ "\$devices" != - ] && [ "\$devices" = "\${VMR_STANDIN_KILL-}" ]; then kill -KILL \$\$; fi
+if [ "\$devices" != - ] && [ all = "\${VMR_STANDIN_KILL-}" ]; then sleep 0.2; kill -KILL \$\$; fi
+[ "\${1-}" != --list ] || [ -z "\${VMR_STANDIN_EAGER-}" ] || [ "\${HIP_ENABLE_DEFERRED_LOADING-}" = 1 ] || exec sleep 300
 if [ "\$devices" != - ] && [ -n "\${VMR_STANDIN_TIMES-}" ]; then
   echo "\$(date +%s%N) 1" >>"\$VMR_STANDIN_TIMES"
   sleep 0.5
@@ -242,6 +252,48 @@ for c in read atomics; do
     fail "the pair run of $c without a record is not named: $(grep -i 'record' "$work/lost.out")"
 done
 grep -q '"changed":2' "$work/lost/summary.json" || fail "summary.json does not count the 2 lost runs as CHANGED"
+# Every launch has its progress line, the one that left no record above all (set -e once ended its subshell).
+grep -qxE '\[[0-9]/9\] repro_host_shm GPU 1 -> GPU 2  [0-9.]+ s  NONE \(see repro_host_shm\.1-2\.log\)' "$work/lost.out" &&
+  [ "$(grep -cE '^\[[0-9]/9\] repro_host_shm ' "$work/lost.out")" = 9 ] ||
+  fail "want 9 progress lines, the lost run's saying NONE: $(grep '^\[' "$work/lost.out")"
+# Where every run dies, each still has its line and its time counts in the modelled time (it once read 0.0 s).
+VMR_STANDIN_KILL=all VMR_FAKE_GPUS=2 RESULTS_DIR=$work/alllost standin >"$work/alllost.out" 2>&1
+rc=$?; [ $rc = 1 ] || { cat "$work/alllost.out"; fail "every run lost: exit $rc, want 1"; }
+[ "$(grep -cE '^\[[0-9]/4\] repro_host_shm .* NONE \(see ' "$work/alllost.out")" = 4 ] &&
+  grep -Eq '^plan: 4 launch\(es\), .*; modelled time [0-9.]*[1-9][0-9.]* s$' "$work/alllost.out" ||
+  fail "every run lost: want 4 progress lines saying NONE and a modelled time above 0: $(grep -E '^\[|^plan' "$work/alllost.out")"
+# HIP_ENABLE_DEFERRED_LOADING=0 in the environment: triage lists as CMake does (scripts/lib/case_list.sh), with the
+# runtime's loading deferred, so a binary whose runtime would start while it loads does not hang it.
+HIP_ENABLE_DEFERRED_LOADING=0 VMR_STANDIN_EAGER=1 VMR_FAKE_GPUS=1 RESULTS_DIR=$work/eager timeout 60 \
+  env BUILD_DIR="$work/standin" "$repo/scripts/triage" >"$work/eager.out" 2>&1
+rc=$?; [ $rc = 0 ] || { tail -n 5 "$work/eager.out"; fail "HIP_ENABLE_DEFERRED_LOADING=0: exit $rc, want 0"; }
+
+# SIGTERM in the middle of a launch (the hang self-test holds its ranks up to its 60 s deadline): every launch and
+# rank the triage started stops before it exits, nothing is written after, INCOMPLETE stays, and the last line
+# says why, exit 99. The triage's processes are found by a mark in their environment.
+mark=vmr-e2e-term-$$
+marked() { grep -lsz "^VMR_E2E_MARK=$mark\$" /proc/[0-9]*/environ | cut -d/ -f3; }
+ranks_in_hang() { for p in $(marked); do tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null; echo; done | grep -c -- '--vmem-repro-rank=.*case=hang'; }
+VMR_E2E_MARK=$mark VMR_FAKE_GPUS=2 RESULTS_DIR=$work/term BUILD_DIR=$build "$repo/scripts/triage" --include-crash \
+  --pairs 0:1 -- --timeout 60 >"$work/term.out" 2>&1 &
+pid=$!
+for _ in $(seq 300); do [ "$(ranks_in_hang)" = 2 ] && break; sleep 0.1; done
+[ "$(ranks_in_hang)" = 2 ] || fail "SIGTERM: the hang case's two ranks never ran: $(cat "$work/term.out")"
+start=$(date +%s%N)
+kill -TERM $pid
+wait $pid
+rc=$? took=$((($(date +%s%N) - start) / 1000000))
+[ $rc = 99 ] || { cat "$work/term.out"; fail "SIGTERM: exit $rc, want 99"; }
+[ -z "$(marked)" ] || fail "SIGTERM: the triage exited, yet its processes run on: $(for p in $(marked); do tr '\0' ' ' <"/proc/$p/cmdline"; echo; done)"
+[ "$took" -lt 3000 ] || fail "SIGTERM: the triage took $took ms to stop"
+tail -n 1 "$work/term.out" | grep -qx "triage: ERROR (exit 99): interrupted by SIGTERM; every launch it started was stopped, the folder stays INCOMPLETE; 1 launches in [0-9.]* s; results: $work/term" ||
+  fail "SIGTERM: the last line is $(tail -n 1 "$work/term.out")"
+grep -qx 'interrupted by SIGTERM' "$work/term/INCOMPLETE" && [ ! -e "$work/term/report.md" ] && [ ! -e "$work/term/summary.json" ] ||
+  fail "SIGTERM: the folder must keep INCOMPLETE saying why, and have no report: $(ls "$work/term" | tr '\n' ' ')"
+before=$(find "$work/term" -printf '%p %s %T@\n' | sort; cat "$work/term.out")
+sleep 1.5
+[ "$before" = "$(find "$work/term" -printf '%p %s %T@\n' | sort; cat "$work/term.out")" ] ||
+  fail "SIGTERM: something wrote into the results or the output after the triage exited"
 
 # A report.md that cannot be written (a check_expected whose --report-md mode fails as a full disk would): exit 99,
 # the tool's line, and the folder stays INCOMPLETE (it has no report), though every run finished.
@@ -261,6 +313,26 @@ grep -qxF "check_expected: cannot write $work/noreport-out/report.md: No space l
   fail "report.md not written: the tool's line is not shown: $(tail -n 3 "$work/noreport.out")"
 [ -e "$work/noreport-out/INCOMPLETE" ] && [ ! -e "$work/noreport-out/report.md" ] ||
   fail "report.md not written, yet the folder reads as a finished triage"
+
+# A build that fails, at configure or at compile: exit 99 and the last line names the build's log, never CHANGED (1,
+# which a failed configure once was) or usage (2, a failed compile). The suite is seen through a root whose
+# scripts/ is this one's and whose CMakeLists.txt is planted.
+for stage in configure compile; do
+  root=$work/broken-$stage-root
+  mkdir -p "$root" && ln -sfn "$repo/scripts" "$root/scripts" && cp "$repo/CMakePresets.json" "$root/"
+  if [ $stage = configure ]; then
+    printf 'cmake_minimum_required(VERSION 3.21)\nproject(planted CXX)\nmessage(FATAL_ERROR "planted configure failure")\n' >"$root/CMakeLists.txt"
+  else
+    printf 'cmake_minimum_required(VERSION 3.21)\nproject(planted CXX)\nadd_executable(planted planted.cpp)\n' >"$root/CMakeLists.txt"
+    printf '#error planted compile failure\n' >"$root/planted.cpp"
+  fi
+  BUILD_DIR=$work/broken-$stage RESULTS_ROOT=$work/broken-$stage-results "$root/scripts/triage" >"$work/broken-$stage.out" 2>&1
+  rc=$?
+  [ $rc = 99 ] && tail -n 1 "$work/broken-$stage.out" | grep -qxF "triage: ERROR (exit 99): the build failed (see $work/broken-$stage/triage-build.log)" &&
+    grep -q "planted $stage failure" "$work/broken-$stage/triage-build.log" ||
+    { tail -n 5 "$work/broken-$stage.out"; fail "a failed $stage: exit $rc, want 99 and the last line naming the build log"; }
+  [ ! -e "$work/broken-$stage-results" ] || fail "a failed $stage made a results folder"
+done
 
 # An expected table that cannot be parsed: exit 2 (the tools' "bad table"), the parser's line, no report, and the
 # folder stays INCOMPLETE. The suite is seen through a root whose scripts/ is this one's and whose table is broken.

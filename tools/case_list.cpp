@@ -53,7 +53,7 @@ Status list_binary(const std::string& binary, CaseList* out, int timeout_s) {
   const pid_t pid = ::fork();
   if (pid < 0) return Status::harness("fork for " + binary + " --list --json failed: " + std::strerror(errno));
   if (pid == 0) {
-    // As at CMake's discovery: the HIP runtime must not start at load time (cmake/DiscoverCases.cmake).
+    // As scripts/lib/case_list.sh lists for CMake, triage and bisect: the HIP runtime must not start at load time.
     ::setenv("HIP_ENABLE_DEFERRED_LOADING", "1", 1);
     ::execl(binary.c_str(), binary.c_str(), "--list", "--json", path.c_str(), static_cast<char*>(nullptr));
     ::_exit(127);

@@ -22,7 +22,7 @@ struct CaseList {
 // Strict: the schema vmem-repro-cases/1, a binary name, and a name and opt_in for every case, no name twice.
 vmr::Status parse_case_list(const std::string& json, CaseList* out);
 // Runs `<binary> --list --json <temporary file>` and parses what it wrote; a binary still running after
-// `timeout_s` is killed (the same 60 s as CMake's discovery, cmake/DiscoverCases.cmake).
+// `timeout_s` is killed (the same 60 s as scripts/lib/case_list.sh, which CMake, triage and bisect list through).
 vmr::Status list_binary(const std::string& binary, CaseList* out, int timeout_s = 60);
 
 }  // namespace vmr_tools
