@@ -26,6 +26,8 @@
 #include "gpu/vmem_share.h"
 #include "harness/harness.h"
 #include "harness/open_fds.h"
+#include "harness/read_direction.h"
+#include "harness/text.h"
 
 namespace {
 
@@ -65,14 +67,15 @@ Status case_read(RankContext& ctx, const RankState& state) {
   VMR_TRY(verify_peer_reads(ctx, spans_of(peers), own_sum));
   ctx.phase_done("verify");
 
-  // Bandwidth of reading the next rank's memory: a kernel (best of a few grid sizes), and the copy engine
+  // Bandwidth of reading the source rank's memory (harness/read_direction.h: rank 1 reads rank 0's, data moving
+  // from the exporter's GPU to the importer's): a kernel (best of a few grid sizes), and the copy engine
   // (cuMemcpyDtoD) on the same buffer in the same run. One rank at a time, so that no other rank's traffic shares
-  // the link: the figures are one direction's.
-  const int next = (ctx.rank() + 1) % ctx.ranks();
+  // the link: each figure is one direction's.
+  const int source = vmr::read_source_rank(ctx.rank(), ctx.ranks());
   DeviceBuffer<u64> local, cell;
   VMR_TRY(local.alloc(n));
   VMR_TRY(cell.alloc(1));
-  const Span src = peers[next].span();
+  const Span src = peers[source].span();
   VMR_TRY(guard(src, 0, n, "k_checksum (bandwidth)"));
   int sms = 0;
   VMR_GPU_TRY(cudaDeviceGetAttribute, &sms, cudaDevAttrMultiProcessorCount, ctx.device());
@@ -103,11 +106,17 @@ Status case_read(RankContext& ctx, const RankState& state) {
     VMR_TRY(ctx.mesh().barrier("bandwidth-turn-" + std::to_string(turn)));
   }
   ctx.info("peer_read_kernel_grid", std::to_string(best_blocks) + " blocks x " + std::to_string(kThreads) + " threads");
+  // Every rank's figures, each with its direction: the other direction of a pair is in rank 0's facts.
+  ctx.info("read_direction", vmr::read_direction(ctx.rank(), ctx.devices(), true));
+  ctx.info("peer_read_GBps",
+           "kernel " + vmr::format_double(size / kernel_s / 1e9) + ", copy " + vmr::format_double(size / copy_s / 1e9));
   ctx.phase_done("run");
   VMR_TRY(ctx.mesh().barrier("read-done"));  // owners keep their memory until every peer is done
-  ctx.metric("peer_read_kernel_GBps", size / kernel_s / 1e9, "GB/s");
-  ctx.metric("peer_read_copy_GBps", size / copy_s / 1e9, "GB/s");
-  ctx.metric("kernel_over_copy_bandwidth", copy_s / kernel_s, "ratio");
+  if (ctx.rank() == vmr::kBandwidthRank) {   // the case's figures: data from devices[0] to devices[1]
+    ctx.metric("peer_read_kernel_GBps", size / kernel_s / 1e9, "GB/s");
+    ctx.metric("peer_read_copy_GBps", size / copy_s / 1e9, "GB/s");
+    ctx.metric("kernel_over_copy_bandwidth", copy_s / kernel_s, "ratio");
+  }
   return Status::pass(std::to_string(size >> 20) +
                       " MiB of every rank read exactly by every peer (pattern and checksum)");
 }

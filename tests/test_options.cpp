@@ -31,6 +31,8 @@ TEST(Options, GoodCommandLines) {
   EXPECT_EQ(o.devices, (std::vector<int>{2, 3}));
   ASSERT_TRUE(parse({"--all"}, &o).ok());
   EXPECT_TRUE(o.all);
+  ASSERT_TRUE(parse({"--timeout", "0.001"}, &o).ok());  // the shortest: 1 ms
+  EXPECT_DOUBLE_EQ(o.timeout_s, 0.001);
   ASSERT_TRUE(parse({}, &o).ok());
   EXPECT_FALSE(o.timeout_given);
   EXPECT_EQ(o.ranks, 0);
@@ -47,6 +49,8 @@ TEST(Options, BadCommandLinesAreUsageErrorsWithOneLine) {
       {"--ranks", "65"},
       {"--ranks", "2", "--ranks", "3"},
       {"--timeout", "0"},
+      {"--timeout", "0.0001"},  // 0 ms as the ranks count it: it was accepted and reported as HANG
+      {"--timeout", "0.0009"},
       {"--timeout", "-1"},
       {"--timeout", "abc"},
       {"--timeout", "1e999"},

@@ -1,5 +1,10 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <cmath>
+#include <limits>
+
+#include "harness/rank_context.h"
 #include "harness/rank_record.h"
 #include "harness/text.h"
 
@@ -131,4 +136,38 @@ TEST(RankRecord, ACaseHoldsAtMost256FactsPhasesAndMetrics) {
     EXPECT_FALSE(st.ok()) << kind;
     EXPECT_NE(st.detail.find("more than 256"), std::string::npos) << st.detail;
   }
+}
+
+// A rate over a zero time is inf: the rank leaves that metric out and says so in a fact, and the case keeps its
+// verdict (sent as it was, the launcher refused the stream and the PASS became HARNESS).
+TEST(RankRecord, NonFiniteMetricIsDroppedWithANoteAndTheVerdictKept) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  {
+    RankContext ctx(0, {0, 1}, nullptr, fds[1]);
+    ctx.start_stream();
+    ctx.metric("peer_read_kernel_GBps", 12.5, "GB/s");
+    ctx.metric("peer_read_copy_GBps", std::numeric_limits<double>::infinity(), "GB/s");
+    ctx.metric("kernel_over_copy_bandwidth", std::nan(""), "ratio");
+    ctx.end_case(Status::pass("read exactly"));
+  }
+  ::close(fds[1]);
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) text.append(buf, size_t(n));
+  ::close(fds[0]);
+  ASSERT_FALSE(text.empty());
+  text.pop_back();
+  RecordStream s;
+  Status taken = take_all(text, &s);
+  ASSERT_TRUE(taken.ok()) << taken.detail;
+  ASSERT_EQ(s.records().size(), 1u);
+  const RankRecord& r = s.records()[0];
+  EXPECT_EQ(r.verdict, Verdict::Pass);
+  ASSERT_EQ(r.metrics.size(), 1u);
+  EXPECT_EQ(r.metrics[0].name, "peer_read_kernel_GBps");
+  const std::vector<std::pair<std::string, std::string>> notes = {
+      {"dropped_metric.peer_read_copy_GBps", "inf GB/s is not a finite number; the metric is left out"},
+      {"dropped_metric.kernel_over_copy_bandwidth", "nan ratio is not a finite number; the metric is left out"}};
+  EXPECT_EQ(r.info, notes);
 }

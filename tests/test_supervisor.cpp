@@ -9,6 +9,7 @@
 
 #include "fd_count.h"
 #include "harness/deadline.h"
+#include "harness/json_report.h"
 #include "harness/supervisor.h"
 
 using namespace vmr;
@@ -304,4 +305,37 @@ TEST(DecideVerdict, GarbledRecordIsAHarnessError) {
   decide_verdict(&r, 2);
   EXPECT_EQ(r.verdict, Verdict::Harness);
   EXPECT_NE(r.detail.find("not a vmem-repro record"), std::string::npos);
+}
+
+// Ctrl-C between two rank lives (or in one) leaves cases unstarted: the run is HARNESS naming them, whatever the
+// cases that ran gave (it was the most severe of those, a CRASH or even a PASS, with the rest silently gone).
+TEST(RunVerdict, CasesAnInterruptLeftUnstartedMakeItHarnessNamingThem) {
+  auto result = [](const char* name, Verdict v) {
+    CaseResult r;
+    r.case_name = name;
+    r.verdict = v;
+    r.detail = "detail of " + std::string(name);
+    return r;
+  };
+  const std::vector<CaseResult> ran = {result("read", Verdict::Pass), result("fault", Verdict::Crash)};
+  RunVerdict between = summarize_run(ran, {"hang", "peer-exit"}, SIGINT);
+  EXPECT_EQ(between.verdict, Verdict::Harness);
+  EXPECT_EQ(between.label, "read+fault+hang+peer-exit");
+  EXPECT_EQ(between.detail, "interrupted by SIGINT; not run: hang, peer-exit; PASS: read; CRASH: fault");
+  RunVerdict one = summarize_run({result("read", Verdict::Pass)}, {"atomics"}, SIGTERM);
+  EXPECT_EQ(one.verdict, Verdict::Harness);
+  EXPECT_EQ(one.label, "read+atomics");
+  EXPECT_EQ(one.detail, "interrupted by SIGTERM; not run: atomics; PASS: read");
+  RunVerdict none_ran = summarize_run({}, {"read"}, SIGINT);
+  EXPECT_EQ(none_ran.verdict, Verdict::Harness);
+  EXPECT_EQ(none_ran.detail, "interrupted by SIGINT; not run: read");
+  // Nothing left out: the cases' own verdicts, as before.
+  RunVerdict all = summarize_run(ran, {}, SIGINT);
+  EXPECT_EQ(all.verdict, Verdict::Crash);
+  EXPECT_EQ(all.detail, "PASS: read; CRASH: fault");
+  RunVerdict single = summarize_run({result("read", Verdict::Pass)}, {}, 0);
+  EXPECT_EQ(single.verdict, Verdict::Pass);
+  EXPECT_EQ(single.label, "read");
+  EXPECT_EQ(single.detail, "detail of read");
+  EXPECT_EQ(summarize_run({}, {}, 0).verdict, Verdict::Usage);
 }

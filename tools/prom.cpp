@@ -143,9 +143,11 @@ std::string prom_textfile(const Summary& s, const std::vector<Run>& runs, const 
   Family changed{"vmem_repro_case_changed",
                  "1 when the case's verdict on this pair differs from expected/verdicts.md (CHANGED), else 0.",
                  {}};
-  Family bandwidth{"vmem_repro_read_bandwidth_bytes_per_second",
-                   "A case's peer read bandwidth in bytes per second (the record's GB/s metric times 1e9).",
-                   {}};
+  Family bandwidth{
+      "vmem_repro_read_bandwidth_bytes_per_second",
+      "A case's peer read bandwidth in bytes per second, data moving from the exporter's GPU to the importer's "
+      "(the importer reading; the record's GB/s metric times 1e9).",
+      {}};
   Family atomics{"vmem_repro_atomics_per_second", "A case's remote atomic operations per second.", {}};
   add_rows(s, &verdict, &changed);
   add_metrics(runs, &bandwidth, &atomics);

@@ -55,6 +55,8 @@ bool read_count(const JsonValue& v, const char* key, int* out) {
 // A mesh run (one rank per GPU, "0-1-2-3": every rank imports from every other) fills every ordered pair of its
 // GPUs; a run of one pair then overrides its cell, so the failing pairs are named.
 using Grid = std::map<std::pair<std::string, std::string>, std::string>;  // (exporter, importer) -> cell
+// What a cell's figure measures (harness/read_direction.h), said with every matrix.
+constexpr const char* kCellDirection = "a bandwidth is data moving from the exporter's GPU to the importer's";
 void fill_cells(const std::vector<Row>& rows, std::map<std::string, Grid>* cells,
                 std::map<std::string, std::set<std::string>>* devices) {
   for (bool mesh_pass : {true, false})
@@ -96,7 +98,9 @@ void matrix_md(std::ostringstream& os, const std::string& name, const Grid& grid
 }
 
 void matrix_text(std::ostringstream& os, const std::string& name, const Grid& grid, const std::set<std::string>& devs) {
-  os << "\n" << name << " (rows: exporter GPU, columns: importer GPU)\n" << std::string(12, ' ');
+  os << "\n"
+     << name << " (rows: exporter GPU, columns: importer GPU; " << kCellDirection << ")\n"
+     << std::string(12, ' ');
   for (const auto& d : devs) os << " " << std::left << std::setw(28) << ("GPU " + d);
   os << "\n";
   for (const auto& e : devs) {
@@ -104,20 +108,6 @@ void matrix_text(std::ostringstream& os, const std::string& name, const Grid& gr
     for (const auto& i : devs) os << " " << std::left << std::setw(28) << cell_of(grid, e, i);
     os << "\n";
   }
-}
-
-// Writes a path that is not a regular file (a device, a FIFO, a symlink) in place: open, every byte, close.
-Status write_in_place(const std::string& path, std::string_view text) {
-  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-  if (!fd.valid()) return Status::harness(errno_text("cannot write " + path));
-  for (size_t done = 0; done < text.size();) {
-    ssize_t n = ::write(fd.get(), text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return Status::harness(errno_text("cannot write " + path));
-    done += size_t(n);
-  }
-  if (::close(fd.release()) != 0) return Status::harness(errno_text("cannot write " + path));
-  return Status::pass();
 }
 
 }  // namespace
@@ -250,7 +240,9 @@ std::string verdicts_md(const Summary& s) {
   const std::string threads = thread_lines(s, true);
   if (!threads.empty()) md << "\n### Known regressions these rows point to\n\n" << threads;
   std::string m = matrices(s.rows, true);
-  if (!m.empty()) md << "\n### Exporter x importer\n" << m;
+  if (!m.empty())
+    md << "\n### Exporter x importer\n\nRows: the exporter's GPU, columns: the importer's; " << kCellDirection << ".\n"
+       << m;
   return md.str();
 }
 
@@ -387,18 +379,7 @@ std::string md_code(const std::string& s) {
   return fence + pad + t + pad + fence;
 }
 
-Status write_report(const std::string& path, std::string_view text) {
-  struct stat st {};
-  if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) return write_in_place(path, text);
-  Status w = write_file_atomically(path, text);
-  if (w.ok()) return w;
-  // The harness names the step and errno for its own --json; the tools' line starts with the file they could not
-  // write.
-  const std::string_view prefix = "--json: ";
-  std::string_view why = w.detail;
-  if (why.substr(0, prefix.size()) == prefix) why.remove_prefix(prefix.size());
-  return Status::harness("cannot write " + path + ": " + std::string(why));
-}
+Status write_report(const std::string& path, std::string_view text) { return write_output_file(path, text); }
 
 bool write_reports(const char* tool, const std::vector<Output>& outputs) {
   bool all = true;

@@ -83,10 +83,9 @@ std::string rocm_versions_md(const std::vector<Run>& runs);
 // A Markdown code span whose fence is longer than any run of backticks in the text (a backtick cannot end it).
 std::string md_code(const std::string& s);
 
-// Writes `text` to `path`, replacing it. A regular file (or a path not there yet) goes through the harness's
-// write_file_atomically: a reader never sees half a report, and a failed write leaves the old one whole. Anything
-// else (a symlink, a device such as /dev/full or /dev/stdout, a FIFO) cannot be replaced by a rename and is written
-// in place, every call checked. Harness status "cannot write PATH: ..." naming the failing step and errno.
+// Writes `text` to `path` through the suite's one writer (harness/output_file.h, as every binary's --json): a
+// regular file atomically, anything else (a symlink, /dev/full, /dev/stdout, a FIFO) in place, never replaced. Harness
+// status "cannot write PATH: ..." naming the failing step and errno.
 vmr::Status write_report(const std::string& path, std::string_view text);
 
 // One output of a tool: a path (empty: not asked for) and its text, made only when it is to be written.

@@ -2,8 +2,11 @@
 #include "harness/json_report.h"
 
 #include <algorithm>
+#include <map>
 
 #include "harness/json.h"
+#include "harness/text.h"
+#include "harness/wait_status.h"
 
 namespace vmr {
 
@@ -75,13 +78,37 @@ std::vector<std::pair<std::string, double>> case_phases(const CaseResult& c) {
   return out;
 }
 
-// Case-level metrics: ranks agree on them through the channel, so the first rank's copy of each name is taken.
+// Case-level metrics: the first rank's copy of each name (a case sends each from one rank, or ranks that agree).
 std::vector<Metric> case_metrics(const CaseResult& c) {
   std::vector<Metric> out;
   for (const auto& r : c.ranks)
     for (const auto& m : r.record.metrics)
       if (std::none_of(out.begin(), out.end(), [&](auto& x) { return x.name == m.name; })) out.push_back(m);
   return out;
+}
+
+RunVerdict summarize_run(const std::vector<CaseResult>& results, const std::vector<std::string>& not_run,
+                         int interrupted_by) {
+  if (results.empty() && not_run.empty()) return {Verdict::Usage, "-", "no case selected"};
+  if (results.size() == 1 && not_run.empty()) return {results[0].verdict, results[0].case_name, results[0].detail};
+  RunVerdict s;
+  std::map<Verdict, std::vector<std::string>> by;
+  std::vector<std::string> all, parts;
+  for (const auto& r : results) {
+    by[r.verdict].push_back(r.case_name);
+    all.push_back(r.case_name);
+    if (case_summary_precedence(r.verdict) > case_summary_precedence(s.verdict)) s.verdict = r.verdict;
+  }
+  if (!not_run.empty()) {
+    s.verdict = Verdict::Harness;
+    all.insert(all.end(), not_run.begin(), not_run.end());
+    parts.push_back("interrupted by " + (interrupted_by ? signal_name(interrupted_by) : std::string("a signal")) +
+                    "; not run: " + join(not_run, ", "));
+  }
+  s.label = join(all, "+");
+  for (const auto& [v, cases] : by) parts.push_back(std::string(verdict_name(v)) + ": " + join(cases, ","));
+  s.detail = join(parts, "; ");
+  return s;
 }
 
 std::string run_json(const RunSummary& rc, const std::vector<CaseResult>& results, Verdict verdict,
@@ -92,6 +119,9 @@ std::string run_json(const RunSummary& rc, const std::vector<CaseResult>& result
   j.key("binary").value(rc.binary).key("backend").value(rc.backend);
   j.key("verdict").value(verdict_name(verdict)).key("exit_code").value(exit_code(verdict));
   j.key("detail").value(detail);
+  j.key("not_run").begin_array();
+  for (const auto& c : rc.not_run) j.value(c);
+  j.end_array();
   j.key("environment").begin_object();
   for (const auto& [k, v] : rc.host) j.key(k).value(v);
   j.key("variables").begin_object();

@@ -109,8 +109,10 @@ void print_case_result(const ReproBinary& bin, const CaseResult& r, bool several
 
 // The selected cases in as few rank lives as isolation allows: one set of ranks (one GPU runtime start each) takes
 // them in turn until a case does not PASS or SKIP; the rest go on in fresh ranks, so no fault reaches another case.
+// An interrupt (during a life or between two) starts no further life: the cases left go to `not_run`.
 std::vector<CaseResult> run_selected(const ReproBinary& bin, const std::vector<const CaseDef*>& selected,
-                                     const Options& o, const std::vector<int>& devices) {
+                                     const Options& o, const std::vector<int>& devices,
+                                     std::vector<std::string>* not_run) {
   std::vector<CaseResult> results;
   const bool several = selected.size() > 1;
   size_t next = 0;
@@ -133,30 +135,8 @@ std::vector<CaseResult> run_selected(const ReproBinary& bin, const std::vector<c
     next += life.size();
     results.insert(results.end(), life.begin(), life.end());
   }
+  for (size_t k = next; k < selected.size(); ++k) not_run->emplace_back(selected[k]->name);
   return results;
-}
-
-struct Summary {
-  Verdict verdict = Verdict::Skip;
-  std::string label;  // the case, or the cases joined by '+'
-  std::string detail;
-};
-
-Summary summarize(const std::vector<CaseResult>& results) {
-  if (results.empty()) return {Verdict::Usage, "-", "no case selected"};
-  if (results.size() == 1) return {results[0].verdict, results[0].case_name, results[0].detail};
-  Summary s;
-  std::map<Verdict, std::vector<std::string>> by;
-  std::vector<std::string> all, parts;
-  for (const auto& r : results) {
-    by[r.verdict].push_back(r.case_name);
-    all.push_back(r.case_name);
-    if (case_summary_precedence(r.verdict) > case_summary_precedence(s.verdict)) s.verdict = r.verdict;
-  }
-  s.label = join(all, "+");
-  for (const auto& [v, cases] : by) parts.push_back(std::string(verdict_name(v)) + ": " + join(cases, ","));
-  s.detail = join(parts, "; ");
-  return s;
 }
 
 // Ranks that share a device (legal, and useful: several ranks on one GPU), said once on the run line.
@@ -203,14 +183,14 @@ int launcher_main(const ReproBinary& bin, int argc, char** argv) {
     }
   }
   if (o.list) {
-    Status written = write_file_atomically(o.json_path, case_list_json(table, bin));
-    if (!written.ok()) std::fprintf(stderr, "%s: %s\n", bin.name, printable(written.detail, 400).c_str());
+    Status written = write_output_file(o.json_path, case_list_json(table, bin));
+    if (!written.ok()) std::fprintf(stderr, "%s: --json: %s\n", bin.name, printable(written.detail, 400).c_str());
     return written.ok() ? 0 : exit_code(Verdict::Harness);
   }
   std::vector<const CaseDef*> selected = select_cases(table, bin, o);
   auto env = [](const char* k) -> const char* { return ::getenv(k); };
   int ranks = 0;
-  RunSummary run{bin.name, bin.backend, {}, {}, {}, {}};
+  RunSummary run{bin.name, bin.backend, {}, {}, {}, {}, {}};
   const Status st = [&]() -> Status {  // initialised, not reassigned: see rank_main (nvcc #2810-D)
     VMR_TRY(resolve_ranks(o, env, &ranks));
     // Only where nothing chose the devices, and only for a backend with devices to count (host: none).
@@ -243,14 +223,15 @@ int launcher_main(const ReproBinary& bin, int argc, char** argv) {
               join(dev_text, ",").c_str(), printable(run.device_source).c_str(),
               shared_devices_note(run.devices).c_str());
 
-  // An interrupt ends the case in progress (it says so); the rest are not started.
-  std::vector<CaseResult> results = run_selected(bin, selected, o, run.devices);
+  // An interrupt ends the case in progress (it says so); the rest are not started, and the run says which.
+  std::vector<CaseResult> results = run_selected(bin, selected, o, run.devices, &run.not_run);
 
-  Summary s = summarize(results);
+  const RunVerdict s = summarize_run(results, run.not_run, int(g_interrupt));
   if (!o.json_path.empty()) {
-    Status written = write_file_atomically(o.json_path, run_json(run, results, s.verdict, s.detail));
+    Status written = write_output_file(o.json_path, run_json(run, results, s.verdict, s.detail));
     if (!written.ok()) {
-      std::printf("VERDICT: HARNESS %s.%s %s\n", bin.name, s.label.c_str(), printable(written.detail, 400).c_str());
+      std::printf("VERDICT: HARNESS %s.%s --json: %s\n", bin.name, s.label.c_str(),
+                  printable(written.detail, 400).c_str());
       return exit_code(Verdict::Harness);
     }
   }

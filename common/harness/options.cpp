@@ -39,7 +39,7 @@ std::string usage_text(std::string_view binary) {
          "  --devices LIST    device per rank, e.g. 0,1; default CTEST_RESOURCE_GROUP_<i>_GPUS, else 0..N-1, or\n"
          "                    where the runtime shows fewer GPUs than ranks, rank i on GPU i % visible (one GPU:\n"
          "                    every rank on GPU 0)\n"
-         "  --timeout SECONDS deadline for each case (decimal seconds, at most 86400); ranks are killed when it\n"
+         "  --timeout SECONDS deadline for each case (decimal seconds, 0.001 to 86400); ranks are killed when it\n"
          "                    passes; default 60 s for every 16 ranks begun (64 ranks: 240 s), or the case's own\n"
          "  --json FILE       write the full record (verdicts, environment, phases, metrics) to FILE\n"
          "exit codes: 0 PASS, 1 FAIL, 2 usage, 3 CRASH, 4 HANG, 77 SKIP, 99 harness error\n";
@@ -100,8 +100,10 @@ Status parse_options(int argc, const char* const* argv, const std::vector<std::s
     } else if (name == "--timeout") {
       VMR_TRY(take_value(&v));
       if (o.timeout_given) return usage("--timeout given twice");
-      if (!parse_seconds(v, &o.timeout_s) || o.timeout_s <= 0 || o.timeout_s > 86400)
-        return usage("--timeout: '" + printable(v) + "' is not a number of seconds between 0 and 86400");
+      // At least 1 ms: the ranks' deadline is counted in whole milliseconds, so a shorter one would be 0 ms, a
+      // HANG of the suite's own making.
+      if (!parse_seconds(v, &o.timeout_s) || o.timeout_s < kMinTimeoutS || o.timeout_s > 86400)
+        return usage("--timeout: '" + printable(v) + "' is not a number of seconds from 0.001 (1 ms) to 86400");
       o.timeout_given = true;
     } else if (name == "--json") {
       VMR_TRY(take_value(&v));

@@ -15,6 +15,8 @@ namespace vmr {
 constexpr int kMaxRanks = 64;
 constexpr int kDefaultRanks = 2;
 constexpr double kDefaultTimeoutS = 60;
+// The shortest --timeout: the deadline each rank gets is whole milliseconds (the rank flag's timeouts_ms).
+constexpr double kMinTimeoutS = 0.001;
 
 struct Options {
   bool help = false;

@@ -1,7 +1,10 @@
-// Writing the --json record without clobbering anything: the path is checked before the run (a device node or a
-// directory is refused up front), and the record is written to a fresh private file beside it (mkstemp: O_EXCL, so
-// no planted symlink is followed), synced, then renamed over the path. Concurrent runs with one path each write
-// their own temporary file: the last rename wins whole, never a mixture. Any write error is reported.
+// Writing a file the suite was asked for (a binary's --json record, every tool's --markdown, --junit, --prom, ...):
+// one writer for all of them. A regular file (or a path not there yet) is written to a fresh private file beside it
+// (mkstemp: O_EXCL, so no planted symlink is followed), synced, then renamed over the path: concurrent runs with one
+// path each write their own temporary file, the last rename wins whole, a reader never sees half a file, and a write
+// that fails leaves the old file whole. Anything else that is there (a symlink, a device such as /dev/stdout or
+// /dev/full, a FIFO) cannot be replaced by a rename without destroying it: it is written in place, through it. Any
+// write error is reported.
 #pragma once
 
 #include <string>
@@ -11,12 +14,13 @@
 
 namespace vmr {
 
-// Usage status naming why `path` cannot take the record: its folder is missing or not writable, or the path exists
-// and is neither a regular file nor a symlink (a directory, a device node, a FIFO).
+// A binary's check before its run: usage status naming why `path` cannot take the --json record: it names a
+// directory (or a symlink to one), its folder is missing or not writable, or it is a node (a device, a FIFO, a
+// symlink's target) that cannot be opened for writing.
 Status check_output_path(const std::string& path);
 
-// Writes `text` to `path` as above. Harness status naming the failing call and errno (ENOSPC, EFBIG, EIO) otherwise;
-// the temporary file is removed on every path.
-Status write_file_atomically(const std::string& path, std::string_view text);
+// Writes `text` to `path` as above. Harness status "cannot write PATH: ..." naming the failing step and errno
+// (ENOSPC, EFBIG, EIO) otherwise; the temporary file is removed on every path.
+Status write_output_file(const std::string& path, std::string_view text);
 
 }  // namespace vmr

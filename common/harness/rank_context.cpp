@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 
 #include "harness/text.h"
@@ -39,6 +40,14 @@ void RankContext::phase_done(std::string_view name) {
 }
 
 void RankContext::metric(std::string_view name, double value, std::string_view unit) {
+  if (!std::isfinite(value)) {
+    // An inf or nan (a rate over a zero time) is no measurement, and the status stream carries finite numbers only:
+    // sent, it would end the life as a protocol error, HARNESS in place of the case's verdict. Said as a fact.
+    std::string key = "dropped_metric." + std::string(name);
+    if (!is_valid_name(key)) key = "dropped_metric";
+    info(key, format_double(value) + " " + std::string(unit) + " is not a finite number; the metric is left out");
+    return;
+  }
   send(event::metric({std::string(name), value, std::string(unit)}));
 }
 

@@ -29,6 +29,8 @@ class RankContext {
   void info(std::string_view key, std::string_view value);
   // Ends the current phase under `name` (setup, exchange, run, verify) and starts the next.
   void phase_done(std::string_view name);
+  // A metric of the case. One that is not finite (inf, nan) is left out, and the fact dropped_metric.NAME says so:
+  // the case's verdict stays its own.
   void metric(std::string_view name, double value, std::string_view unit);
 
   // Every rank contributes its status; all return the same answer: the first non-PASS by rank order,

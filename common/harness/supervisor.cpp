@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -292,7 +293,7 @@ Status Supervisor::spawn() {
     a.rank = i;
     a.ranks = n;
     a.cases = names_;
-    for (double t : budgets_) a.timeouts_ms.push_back(int64_t(t * 1000));
+    for (double t : budgets_) a.timeouts_ms.push_back(std::llround(t * 1000));  // rounded: 0.0015 s is 2 ms, not 1
     a.devices = plan_.devices;
     a.status_fd = kStatusFd;
     a.deadline_ns = first_rank_deadline_ns;
