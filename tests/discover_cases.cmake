@@ -1,14 +1,16 @@
-# cmake/DiscoverCases.cmake end to end: a stand-in binary lists four cases as --list --json does (a plain one, a
-# WILL_FAIL one, a node-dependent one, and a name with a regex character), the script writes their CTest file, and a
-# real ctest run of that file must pass and fail exactly the runs the properties say: WILL_FAIL passes a FAIL, the
-# node-dependent case passes on CRASH and on PASS but not on HARNESS, exit 77 skips, and the case's name in the
-# VERDICT line must be its own.
+# cmake/DiscoverCases.cmake end to end: a stand-in binary lists cases as --list --json does (a plain one, a WILL_FAIL
+# one, a known-crash one, a node-dependent one with a name that holds a regex character, and one the table only
+# skips), the script writes their CTest file, and a real ctest run of that file must pass, fail and skip exactly
+# the runs the behaviour table below says: a WILL_FAIL case passes only on a VERDICT line of its own naming one of
+# its expected verdicts (a PASS, a HARNESS, a usage exit fail it), the node-dependent case passes on any allowed
+# VERDICT line but not on HARNESS, exit 77 skips everywhere, and the case's name in the VERDICT line must be its own.
 #   -DDISCOVER=<cmake/DiscoverCases.cmake> -DWORK=<scratch folder>
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK}/results)
 set(fake ${WORK}/fake_repro)
-# Answers --list --json FILE with the list; --case NAME prints the VERDICT line and exits with the code that
-# FAKE_<name> in its environment names (verdict word and exit code).
+# Answers --list --json FILE with the list; --case NAME prints "VERDICT: $FAKE_VERDICT <label> ok", the label
+# being fake.NAME unless FAKE_LABEL says otherwise (no line at all for FAKE_VERDICT=NONE, as a usage error
+# prints none), and exits with $FAKE_CODE.
 file(WRITE ${fake} [=[#!/bin/sh
 if [ "$1" = --list ]; then
   cat >"$3" <<'JSON'
@@ -16,20 +18,19 @@ if [ "$1" = --list ]; then
  {"name":"plain","description":"d","has_rows":true,"known_crash":false,"selftest":false,"opt_in":false,
   "labels":["pow2"],"ctest_will_fail":false,"ctest_verdicts":[]},
  {"name":"hole","description":"d","has_rows":true,"known_crash":false,"selftest":false,"opt_in":false,
-  "labels":[],"ctest_will_fail":true,"ctest_verdicts":[]},
+  "labels":[],"ctest_will_fail":true,"ctest_verdicts":["FAIL"]},
  {"name":"node","description":"d","has_rows":true,"known_crash":true,"selftest":false,"opt_in":true,
-  "labels":["iris#418","known-crash"],"ctest_will_fail":false,"ctest_verdicts":["CRASH","FAIL","PASS"]},
+  "labels":["iris#418","known-crash"],"ctest_will_fail":true,"ctest_verdicts":["CRASH","FAIL"]},
  {"name":"nodexatomics","description":"d","has_rows":true,"known_crash":false,"selftest":false,"opt_in":false,
-  "labels":[],"ctest_will_fail":false,"ctest_verdicts":["FAIL","PASS"]}]}
+  "labels":[],"ctest_will_fail":false,"ctest_verdicts":["FAIL","PASS"]},
+ {"name":"skiponly","description":"d","has_rows":true,"known_crash":false,"selftest":false,"opt_in":false,
+  "labels":[],"ctest_will_fail":true,"ctest_verdicts":[]}]}
 JSON
   exit 0
 fi
-case "$2" in
-  plain) v=$FAKE_plain ;; hole) v=$FAKE_hole ;; node) v=$FAKE_node ;; *) v=$FAKE_other ;;
-esac
 echo "env: something"
-echo "VERDICT: ${v% *} $VERDICT_NAME ok"
-exit "${v#* }"
+[ "$FAKE_VERDICT" = NONE ] || echo "VERDICT: $FAKE_VERDICT ${FAKE_LABEL:-fake.$2} ok"
+exit "$FAKE_CODE"
 ]=])
 file(CHMOD ${fake} PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
 
@@ -41,46 +42,91 @@ if(NOT rc EQUAL 0)
 endif()
 file(WRITE ${WORK}/CTestTestfile.cmake "include(${WORK}/fake_tests.cmake)\n")
 
-# One ctest run per scenario: "name=VERDICT code" for each case, and which tests must fail.
-function(scenario label plain hole node other expect_failed)
-  # The fake prints the VERDICT line with the name CTest's regex expects, except where a scenario says otherwise.
-  set(ENV{FAKE_plain} "${plain}")
-  set(ENV{FAKE_hole} "${hole}")
-  set(ENV{FAKE_node} "${node}")
-  set(ENV{FAKE_other} "${other}")
-  set(failed)
-  foreach(c plain hole node nodexatomics)
-    set(ENV{VERDICT_NAME} "fake.${c}")
-    if(c STREQUAL "nodexatomics" AND DEFINED ENV{WRONG_NAME})
-      set(ENV{VERDICT_NAME} "fake_nodexatomics")
-    endif()
-    execute_process(COMMAND ${CMAKE_CTEST_COMMAND} -R "^fake\\.${c}$" WORKING_DIRECTORY ${WORK}
-                    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
-    if(NOT out MATCHES "tests passed")
-      message(FATAL_ERROR "${label}: ctest ran no fake.${c}:\n${out}")
-    endif()
-    if(NOT rc EQUAL 0)
-      list(APPEND failed ${c})
-    endif()
-  endforeach()
-  if(NOT "${failed}" STREQUAL "${expect_failed}")
-    message(FATAL_ERROR "${label}: failed tests '${failed}', expected '${expect_failed}'")
+# One ctest run of fake.<case> whose binary prints `verdict` (NONE: no VERDICT line) for `label` (- : its own) and
+# exits `code`; CTest must report `want` (Passed, Failed or Skipped), and a failure must show the VERDICT line.
+function(expect case verdict label code want)
+  set(ENV{FAKE_VERDICT} "${verdict}")
+  set(ENV{FAKE_CODE} "${code}")
+  if(label STREQUAL "-")
+    unset(ENV{FAKE_LABEL})
+  else()
+    set(ENV{FAKE_LABEL} "${label}")
   endif()
-  message(STATUS "${label}: failed '${failed}' as expected")
+  execute_process(COMMAND ${CMAKE_CTEST_COMMAND} --output-on-failure -R "^fake\\.${case}$" WORKING_DIRECTORY ${WORK}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(out MATCHES "Test +#[0-9]+: fake\\.${case} [.]+ *(\\*\\*\\*)?(Passed|Failed|Skipped)")
+    set(got ${CMAKE_MATCH_2})
+  else()
+    message(FATAL_ERROR "fake.${case} printing '${verdict}' and exiting ${code}: ctest ran no such test:\n${out}")
+  endif()
+  if(NOT got STREQUAL want)
+    message(FATAL_ERROR "fake.${case} printing '${verdict}' for '${label}' and exiting ${code}: ctest says ${got}, "
+                        "want ${want}:\n${out}")
+  endif()
+  if(want STREQUAL "Failed" AND NOT verdict STREQUAL "NONE" AND NOT out MATCHES "\nVERDICT: ${verdict} ")
+    message(FATAL_ERROR "fake.${case}: a failure must show its VERDICT line:\n${out}")
+  endif()
+  if(case STREQUAL "node" AND verdict STREQUAL "PASS" AND label STREQUAL "-" AND
+     NOT out MATCHES "Failed +Required regular expression found\\. Regex=\\[VERDICT: PASS fake\\\\\\.node \\]")
+    message(FATAL_ERROR "fake.node: the reason CTest gives for a PASS must quote the PASS line:\n${out}")
+  endif()
+  message(STATUS "fake.${case}: '${verdict}' for '${label}', exit ${code}: ${got}")
 endfunction()
 
-scenario("as the table says" "PASS 0" "FAIL 1" "CRASH 3" "FAIL 1" "")
-scenario("node-dependent PASS" "PASS 0" "FAIL 1" "PASS 0" "PASS 0" "")
-scenario("skips" "SKIP 77" "SKIP 77" "SKIP 77" "SKIP 77" "")
-scenario("changed" "FAIL 1" "PASS 0" "HARNESS 99" "HANG 4" "plain;hole;node;nodexatomics")
-set(ENV{WRONG_NAME} 1)
-# "fake_nodexatomics" is not fake.nodexatomics: the '.' between binary and case is matched literally.
-scenario("another case's line" "PASS 0" "FAIL 1" "CRASH 3" "PASS 0" "nodexatomics")
+# The behaviour table: case, VERDICT word printed, label printed, exit code, what ctest must say.
+expect(plain PASS - 0 Passed)
+expect(plain FAIL - 1 Failed)
+expect(plain SKIP - 77 Skipped)
+# WILL_FAIL (the unconditional row allows FAIL only): only its own FAIL line passes.
+expect(hole FAIL - 1 Passed)
+expect(hole PASS - 0 Failed)
+expect(hole CRASH - 3 Failed)
+expect(hole HARNESS - 99 Failed)
+expect(hole NONE - 2 Failed)
+expect(hole SKIP - 77 Skipped)
+# known-crash (CRASH/FAIL/PASS): WILL_FAIL, so the PASS that flags a fix fails; a broken harness fails too.
+expect(node CRASH - 3 Passed)
+expect(node FAIL - 1 Passed)
+expect(node PASS - 0 Failed)
+expect(node SKIP - 77 Skipped)
+expect(node HARNESS - 99 Failed)
+expect(node HARNESS fake.- 99 Failed)  # the launcher's own HARNESS line names no case
+expect(node NONE - 2 Failed)           # a usage error prints no VERDICT line
+expect(node HANG - 4 Failed)           # a verdict the row does not allow
+expect(node CRASH fake.nodexatomics 3 Failed)  # another case's line
+expect(node CRASH fake_node 3 Failed)  # the '.' between binary and case is matched literally
+# Node-dependent, nothing known to crash (FAIL/PASS): any allowed line passes, whatever the exit code.
+expect(nodexatomics PASS - 0 Passed)
+expect(nodexatomics FAIL - 1 Passed)
+expect(nodexatomics HANG - 4 Failed)
+expect(nodexatomics HARNESS - 99 Failed)
+expect(nodexatomics PASS fake_nodexatomics 0 Failed)
+# WILL_FAIL with no verdict to pass on (the row says SKIP only): it skips or fails.
+expect(skiponly SKIP - 77 Skipped)
+expect(skiponly PASS - 0 Failed)
+expect(skiponly FAIL - 1 Failed)
 
-# The labels, the record path and the skip code as the list gives them.
+# The properties as CTest reads them (`ctest --show-only=json-v1`), the way tests/known_crash_properties.cmake
+# checks the real build's.
+include(${CMAKE_CURRENT_LIST_DIR}/ctest_properties.cmake)
+ctest_properties(${WORK} "^fake\\." _names)
+ctest_property(_wf fake.node WILL_FAIL)
+ctest_property(_fail fake.node FAIL_REGULAR_EXPRESSION)
+ctest_property(_skip fake.node SKIP_RETURN_CODE)
+ctest_property(_labels fake.node LABELS)
+ctest_property(_pass fake.node PASS_REGULAR_EXPRESSION)
+ctest_property(_plain_wf fake.plain WILL_FAIL)  # CTest leaves an unset WILL_FAIL out
+if(NOT _wf STREQUAL "ON" OR NOT _fail STREQUAL "(^|\n)VERDICT: (CRASH|FAIL) fake\\.node " OR NOT _skip EQUAL 77 OR
+   NOT _pass STREQUAL "VERDICT: PASS fake\\.node ;^" OR NOT _labels STREQUAL "host;iris#418;known-crash" OR
+   _plain_wf)
+  message(FATAL_ERROR "ctest --show-only=json-v1: fake.node WILL_FAIL '${_wf}', FAIL_REGULAR_EXPRESSION '${_fail}', "
+                      "PASS_REGULAR_EXPRESSION '${_pass}', SKIP_RETURN_CODE '${_skip}', LABELS '${_labels}'; "
+                      "fake.plain WILL_FAIL '${_plain_wf}'")
+endif()
+
+# The record path as the list gives it.
 file(READ ${WORK}/fake_tests.cmake generated)
-foreach(want "LABELS [==[host;pow2]==]" "LABELS [==[host;iris#418;known-crash]==]" "SKIP_RETURN_CODE 77"
-        "--json [==[${WORK}/results/fake.plain.json]==]")
+foreach(want "--json [==[${WORK}/results/fake.plain.json]==]")
   string(FIND "${generated}" "${want}" at)
   if(at LESS 0)
     message(FATAL_ERROR "the generated CTest file lacks '${want}':\n${generated}")

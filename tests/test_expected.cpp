@@ -307,7 +307,9 @@ TEST(Expected, CasePolicyDecidesTagsAndCtestProperties) {
       "| repro_x | atomics | * | CRASH/FAIL/PASS ~fault | amd,iris#418 | e |\n"
       "| repro_x | early | rocm_release<6.2 | CRASH | amd | e |\n"
       "| repro_x | early | * | PASS | amd | e |\n"
-      "| repro_x | fault | * | CRASH ~SIGSEGV | selftest | e |\n");
+      "| repro_x | fault | * | CRASH ~SIGSEGV | selftest | e |\n"
+      "| repro_x | flaky | * | FAIL/PASS | - | e |\n"
+      "| repro_x | skiponly | * | SKIP | - | e |\n");
   const CasePolicy plain = case_policy(rows, "repro_x", "plain");
   EXPECT_TRUE(plain.has_rows);
   EXPECT_FALSE(plain.opt_in());
@@ -322,13 +324,14 @@ TEST(Expected, CasePolicyDecidesTagsAndCtestProperties) {
   // CTest follows the unconditional row only
   const CasePolicy hole = case_policy(rows, "repro_x", "hole");
   EXPECT_TRUE(hole.ctest_will_fail);
+  EXPECT_EQ(hole.ctest_verdicts, (std::vector<Verdict>{Verdict::Fail}));  // the line WILL_FAIL passes on
   EXPECT_FALSE(hole.opt_in());
-  // node-dependent: no WILL_FAIL (it would fail every node where the bug does not show), every alternative passes
+  // known-crash where PASS is allowed too: WILL_FAIL all the same (a PASS is the news), passing on CRASH or FAIL
   const CasePolicy atomics = case_policy(rows, "repro_x", "atomics");
   EXPECT_TRUE(atomics.known_crash);
   EXPECT_TRUE(atomics.opt_in());
-  EXPECT_FALSE(atomics.ctest_will_fail);
-  EXPECT_EQ(atomics.ctest_verdicts, (std::vector<Verdict>{Verdict::Crash, Verdict::Fail, Verdict::Pass}));
+  EXPECT_TRUE(atomics.ctest_will_fail);
+  EXPECT_EQ(atomics.ctest_verdicts, (std::vector<Verdict>{Verdict::Crash, Verdict::Fail}));
   EXPECT_EQ(atomics.labels, (std::vector<std::string>{"amd", "iris#418", "known-crash"}));
   EXPECT_EQ(atomics.tags(), (std::vector<std::string>{"known-crash"}));
   EXPECT_EQ(atomics.threads(), (std::vector<std::string>{"iris#418"}));  // what --list and the reports name
@@ -341,6 +344,16 @@ TEST(Expected, CasePolicyDecidesTagsAndCtestProperties) {
   const CasePolicy fault = case_policy(rows, "repro_x", "fault");
   EXPECT_TRUE(fault.selftest);
   EXPECT_TRUE(fault.ctest_will_fail);
+  EXPECT_EQ(fault.ctest_verdicts, (std::vector<Verdict>{Verdict::Crash}));
+  // node-dependent and nothing known to crash: no WILL_FAIL, every alternative passes
+  const CasePolicy flaky = case_policy(rows, "repro_x", "flaky");
+  EXPECT_FALSE(flaky.known_crash);
+  EXPECT_FALSE(flaky.ctest_will_fail);
+  EXPECT_EQ(flaky.ctest_verdicts, (std::vector<Verdict>{Verdict::Fail, Verdict::Pass}));
+  // a SKIP-only row: WILL_FAIL with no line to pass on (it skips or fails)
+  const CasePolicy skiponly = case_policy(rows, "repro_x", "skiponly");
+  EXPECT_TRUE(skiponly.ctest_will_fail);
+  EXPECT_TRUE(skiponly.ctest_verdicts.empty());
   EXPECT_EQ(fault.tags(), (std::vector<std::string>{"known-crash", "selftest"}));
   EXPECT_EQ(fault.labels, (std::vector<std::string>{"selftest", "known-crash"}));
   // a case with no row: a table problem check_expected reports; here a plain test with no tags

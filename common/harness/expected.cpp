@@ -372,10 +372,13 @@ CasePolicy case_policy(const std::vector<ExpectedRow>& rows, std::string_view bi
     const bool allows_pass = std::find(v.begin(), v.end(), Verdict::Pass) != v.end();
     const bool only_pass_or_skip =
         std::all_of(v.begin(), v.end(), [](Verdict x) { return x == Verdict::Pass || x == Verdict::Skip; });
-    if (!allows_pass)
+    if (!allows_pass || (p.known_crash && !only_pass_or_skip)) {
       p.ctest_will_fail = true;
-    else if (!only_pass_or_skip)
+      for (Verdict x : v)
+        if (x != Verdict::Pass && x != Verdict::Skip) p.ctest_verdicts.push_back(x);
+    } else if (!only_pass_or_skip) {
       p.ctest_verdicts = v;
+    }
   }
   return p;
 }

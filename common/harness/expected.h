@@ -78,12 +78,16 @@ struct CasePolicy {
   bool selftest = false;     // labelled selftest: a harness self-test that misbehaves on purpose
   // The table's labels of every row, each once in table order, then "known-crash" and "selftest" where they apply.
   std::vector<std::string> labels;
-  // CTest cannot evaluate a row's condition: it follows the unconditional row. None of its verdicts is PASS:
-  // WILL_FAIL. PASS and FAIL, CRASH or HANG (a node-dependent case, where WILL_FAIL would fail every node on which
-  // the bug does not show): the test passes on a VERDICT line naming any of `ctest_verdicts`, whatever the exit
-  // code. Otherwise a plain test (exit 0 passes, 77 skips).
+  // CTest cannot evaluate a row's condition: it follows the unconditional row. WILL_FAIL where that row allows no
+  // PASS, and for a known-crash case where it allows PASS beside FAIL, CRASH or HANG (the pinned atomics: a PASS
+  // there is the news a CLR CI runs `ctest -L known-crash` for, so it must show as a failure); the test passes
+  // only on a VERDICT line naming one of `ctest_verdicts` (the row's verdicts but PASS and SKIP), so a HARNESS or
+  // usage exit fails it although WILL_FAIL alone would pass any non-zero exit. PASS beside FAIL or HANG and no
+  // CRASH anywhere (node-dependent, nothing known to crash): the test passes on a VERDICT line naming any of
+  // `ctest_verdicts` (all of the row's verdicts), whatever the exit code. Otherwise a plain test (exit 0 passes).
+  // Exit 77 skips in every kind.
   bool ctest_will_fail = false;
-  std::vector<Verdict> ctest_verdicts;                     // set only for the node-dependent kind
+  std::vector<Verdict> ctest_verdicts;                     // empty only for a plain test
   bool opt_in() const { return known_crash || selftest; }  // left out unless named or --all
   std::vector<std::string> tags() const;                   // "known-crash", "selftest": what --list marks
   // The labels that name a public thread (an issue or PR the case reproduces or watches), as the table writes

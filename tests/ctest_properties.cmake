@@ -1,0 +1,62 @@
+# The CTest properties of a build's tests as ctest itself reads them (`ctest --show-only=json-v1`), for the tests
+# that check what cmake/DiscoverCases.cmake registered (discover_cases.cmake, known_crash_standin.cmake,
+# known_crash_properties.cmake).
+
+# `names_out`: the names of the tests under `dir` that match `regex` (ctest -R); each test's JSON object is left in
+# CTEST_JSON_<name> for ctest_property (one small document each: string(JSON) parses its whole input every call).
+function(ctest_properties dir regex names_out)
+  execute_process(COMMAND ${CMAKE_CTEST_COMMAND} --show-only=json-v1 -R "${regex}" WORKING_DIRECTORY ${dir}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE json ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "ctest --show-only=json-v1 in ${dir} exited ${rc}: ${err}")
+  endif()
+  string(JSON n LENGTH "${json}" tests)
+  set(names)
+  set(i 0)
+  while(i LESS n)
+    string(JSON test GET "${json}" tests ${i})
+    string(JSON name GET "${test}" name)
+    list(APPEND names "${name}")
+    set("CTEST_JSON_${name}" "${test}" PARENT_SCOPE)
+    math(EXPR i "${i} + 1")
+  endwhile()
+  set(${names_out} "${names}" PARENT_SCOPE)
+endfunction()
+
+# `out`: the property `prop` of the test `test` (a fatal error if ctest_properties did not list it): a list for an
+# array, ON/OFF for a boolean, the value otherwise; empty when the test does not have the property (CTest leaves out
+# an unset WILL_FAIL).
+function(ctest_property out test prop)
+  if(NOT DEFINED "CTEST_JSON_${test}")
+    message(FATAL_ERROR "ctest --show-only=json-v1 lists no test named '${test}'")
+  endif()
+  set(json "${CTEST_JSON_${test}}")
+  set(${out} "" PARENT_SCOPE)
+  string(JSON np ERROR_VARIABLE none LENGTH "${json}" properties)
+  if(none)
+    return()
+  endif()
+  set(k 0)
+  while(k LESS np)
+    string(JSON pname GET "${json}" properties ${k} name)
+    if(pname STREQUAL prop)
+      string(JSON type TYPE "${json}" properties ${k} value)
+      if(type STREQUAL "ARRAY")
+        string(JSON m LENGTH "${json}" properties ${k} value)
+        set(items)
+        set(j 0)
+        while(j LESS m)
+          string(JSON item GET "${json}" properties ${k} value ${j})
+          list(APPEND items "${item}")
+          math(EXPR j "${j} + 1")
+        endwhile()
+        set(${out} "${items}" PARENT_SCOPE)
+      else()
+        string(JSON value GET "${json}" properties ${k} value)
+        set(${out} "${value}" PARENT_SCOPE)
+      endif()
+      return()
+    endif()
+    math(EXPR k "${k} + 1")
+  endwhile()
+endfunction()
