@@ -450,7 +450,9 @@ sed 's/^\([a-z_]*\)\t\([a-z]*\)\t[a-z]*\t/\1\t\2\tno\t/; s/^\(repro_host_shm\t[a
 cat >"$work/fakecmake/cmake" <<EOF
 #!/usr/bin/env bash
 echo "cmake \$*" >>"$work/fakecmake.log"
-[ "\$1" = --build ] && [ -z "\${FAKE_BUILD_FAIL-}" ] && cp "$work/saved/repro_host_shm" "\$2/bin/"
+[ "\$1" = --build ] || exit 0
+[ -z "\${FAKE_BUILD_FAIL-}" ] || { echo "fake build error" >&2; exit 1; }
+[ -n "\${FAKE_BUILD_NOOP-}" ] || cp "$work/saved/repro_host_shm" "\$2/bin/"
 EOF
 chmod +x "$work/fakecmake/cmake"
 BUILD_DIR=$partial PATH=$work/fakecmake:$PATH VMR_FAKE_GPUS=2 RESULTS_DIR=$work/rebuilt "$repo/scripts/triage" \
@@ -460,7 +462,14 @@ rc=$?
 grep -qx "cmake --build $partial -j [0-9]*" "$work/fakecmake.log" || fail "triage did not build again: $(cat "$work/fakecmake.log" 2>&1)"
 grep -q 'the manifest lists repro_host_shm but .* has not: building again' "$work/rebuilt.out" || fail "no word of the rebuild"
 rm "$partial/bin/repro_host_shm"
-BUILD_DIR=$partial PATH=$work/fakecmake:$PATH VMR_FAKE_GPUS=2 FAKE_BUILD_FAIL=1 RESULTS_DIR=$work/unbuilt \
+# The rebuild fails: that is the suite's failure (ERROR 99, naming the log), never a verdict.
+BUILD_DIR=$partial PATH=$work/fakecmake:$PATH VMR_FAKE_GPUS=2 FAKE_BUILD_FAIL=1 RESULTS_DIR=$work/rebuild-failed \
+  "$repo/scripts/triage" >"$work/rebuild-failed.out" 2>&1
+rc=$?
+[ $rc = 99 ] && [ "$(tail -n 1 "$work/rebuild-failed.out")" = "triage: ERROR (exit 99): the build failed (see $partial/triage-build.log)" ] ||
+  fail "a rebuild that fails: exit $rc, last line '$(tail -n 1 "$work/rebuild-failed.out")', want 99 and the build failed"
+# The rebuild succeeds but does not make the binary (a stale manifest): one BUILD problem of the comparison.
+BUILD_DIR=$partial PATH=$work/fakecmake:$PATH VMR_FAKE_GPUS=2 FAKE_BUILD_NOOP=1 RESULTS_DIR=$work/unbuilt \
   "$repo/scripts/triage" >"$work/unbuilt.out" 2>&1
 rc=$?
 [ $rc = 1 ] || fail "a missing binary the build did not make: exit $rc, want 1 (a problem)"

@@ -119,7 +119,7 @@ bool add_unanswered(const std::string& nodes_file, const std::string& out, std::
     if (name.empty()) continue;
     bool have = std::any_of(nodes->begin(), nodes->end(), [&](const Node& n) { return n.name == name; });
     if (!have)
-      nodes->push_back(Node{name, out + "/" + name, "no results folder (the node did not answer)", {}, {}, {}});
+      nodes->push_back(Node{name, out + "/" + name, "no results folder (the node did not answer)", {}, {}, {}, {}});
   }
   return true;
 }
