@@ -86,3 +86,22 @@ if(NOT rc EQUAL 1 OR NOT n EQUAL 1
    OR NOT out MATCHES "repro_host_shm\\.read [^\n]*not run \\(binary missing from the build")
   message(FATAL_ERROR "a missing listed binary must be one BUILD problem (exit ${rc}, ${n} problems):\n${out}\n${err}")
 endif()
+
+# A run whose ranks died before they described the node (no rocm_release) of a case whose rows have rocm_release
+# conditions: the node's CHANGED, never a table problem, so the health line judges the node (exit 1, a drain) and
+# does not call it a suite problem (99, never drained).
+file(MAKE_DIRECTORY ${WORK}/early-crash)
+file(WRITE ${WORK}/early-crash/repro_hip_vmem_regressions.0-1.json [=[{"schema":"vmem-repro-run/1",
+"binary":"repro_hip_vmem_regressions","backend":"hip","verdict":"CRASH","environment":{"kernel":"Linux 6.1",
+"variables":{}},"options":{"ranks":2,"devices":[0,1],"device_source":"default 0..N-1"},"cases":[{"case":"unmap-leak",
+"verdict":"CRASH","detail":"rank 0 killed by SIGSEGV before it reported","metrics":{},"ranks":[]}]}]=])
+execute_process(COMMAND ${CHECK} --table ${TABLE} --results ${WORK}/early-crash --summary-json ${WORK}/early-crash.json
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 1 OR out MATCHES "(^|\n)TABLE: " OR NOT out MATCHES "repro_hip_vmem_regressions\\.unmap-leak [^\n]*CRASH +CHANGED")
+  message(FATAL_ERROR "a CRASH before describe must be CHANGED with no table problem (exit ${rc}):\n${out}\n${err}")
+endif()
+execute_process(COMMAND ${CHECK} --health-line --summary ${WORK}/early-crash.json --exit 1 --took 3
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 1 OR NOT out MATCHES "^vmem-repro: repro_hip_vmem_regressions\\.unmap-leak CRASH")
+  message(FATAL_ERROR "the health line of a CRASH before describe must judge the node (exit ${rc}):\n${out}\n${err}")
+endif()

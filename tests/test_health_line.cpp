@@ -192,9 +192,13 @@ TEST(HealthLine, DrainStableKeepsWhatNamesTheFailure) {
   EXPECT_EQ(drain_stable("deadline of 20 s passed; rank 0 (pid 123) did not die (futex)"),
             "deadline of # s passed; rank 0 did not die (futex)");
   EXPECT_EQ(drain_stable("pid=99 took 12ms, 3us, 4 ns and 2 min"), "pid=# took #ms, #us, # ns and # min");
-  // GPU indices, counts, sizes, short codes and numbers inside words stay.
-  EXPECT_EQ(drain_stable("GPU 0->1: hipErrorInvalidValue (1), 0x1f, 16 cycles of 64 MiB, gfx90a, sm_90, 2 ranks"),
-            "GPU 0->1: hipErrorInvalidValue (1), 0x1f, 16 cycles of 64 MiB, gfx90a, sm_90, 2 ranks");
+  // GPU indices, counts, short codes and numbers inside words stay.
+  EXPECT_EQ(drain_stable("GPU 0->1: hipErrorInvalidValue (1), 0x1f, 16 cycles, gfx90a, sm_90, 2 ranks"),
+            "GPU 0->1: hipErrorInvalidValue (1), 0x1f, 16 cycles, gfx90a, sm_90, 2 ranks");
+  // Sizes and clock times move from run to run: two runs of one leak give one reason.
+  EXPECT_EQ(drain_stable("16 cycles of 64 MiB left 2206 MiB in use"), "16 cycles of # MiB left # MiB in use");
+  EXPECT_EQ(drain_stable("16 cycles of 64 MiB left 562 MiB in use"), drain_stable("16 cycles of 64 MiB left 2206 MiB in use"));
+  EXPECT_EQ(drain_stable("moved by 4096 bytes at 12:03:04, 1.5 GB"), "moved by # bytes at #:#, # GB");
   EXPECT_EQ(drain_stable("rank 1 (pid x) v1.5 s"), "rank 1 (pid x) v1.5 s");
 }
 

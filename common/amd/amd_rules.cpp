@@ -28,6 +28,12 @@ std::vector<VersionFile> version_files(const std::string& runtime_library, const
       out.push_back({dir + "/.info/version", InstallOf::LoadedRuntime});
     }
   }
+  // Where the loaded runtime's path is known, $ROCM_PATH and /opt/rocm are either that install (its files are
+  // above already) or another one, and HIP's major.minor cannot tell two patch levels apart: Debian's 6.4.3 (which
+  // ships no .info/version) beside an /opt/rocm-6.4.1 would read 6.4.1 and match rows that 6.4.3 no longer meets.
+  // So they are asked only where the runtime's path is unknown.
+  if (!out.empty() || (slash != std::string::npos && runtime_library.compare(slash + 1, 11, "libamdhip64") == 0))
+    return out;
   if (rocm_path && *rocm_path) out.push_back({std::string(rocm_path) + "/.info/version", InstallOf::RocmPath});
   out.push_back({"/opt/rocm/.info/version", InstallOf::OptRocm});
   return out;

@@ -38,8 +38,8 @@ struct VersionFile {
 };
 // Where to look, most trusted first: for the loaded HIP runtime `runtime_library` (its real path, empty where
 // unknown; a file not named libamdhip64* is not it) the .info/version of its directory's parent and grandparent
-// (<root>/lib, <root>/lib/x86_64-linux-gnu, ROCm 5's <root>/hip/lib), never /'s; then $ROCM_PATH's (`rocm_path`,
-// nullptr or empty: unset); then /opt/rocm's.
+// (<root>/lib, <root>/lib/x86_64-linux-gnu, ROCm 5's <root>/hip/lib), never /'s; only where that path is unknown,
+// $ROCM_PATH's (`rocm_path`, nullptr or empty: unset), then /opt/rocm's (they may be another install).
 std::vector<VersionFile> version_files(const std::string& runtime_library, const char* rocm_path);
 
 // The release as the table compares it: the leading version of an .info/version line ("7.0.2.1-69~22.04" ->
