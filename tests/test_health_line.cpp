@@ -197,7 +197,8 @@ TEST(HealthLine, DrainStableKeepsWhatNamesTheFailure) {
             "GPU 0->1: hipErrorInvalidValue (1), 0x1f, 16 cycles, gfx90a, sm_90, 2 ranks");
   // Sizes and clock times move from run to run: two runs of one leak give one reason.
   EXPECT_EQ(drain_stable("16 cycles of 64 MiB left 2206 MiB in use"), "16 cycles of # MiB left # MiB in use");
-  EXPECT_EQ(drain_stable("16 cycles of 64 MiB left 562 MiB in use"), drain_stable("16 cycles of 64 MiB left 2206 MiB in use"));
+  EXPECT_EQ(drain_stable("16 cycles of 64 MiB left 562 MiB in use"),
+            drain_stable("16 cycles of 64 MiB left 2206 MiB in use"));
   EXPECT_EQ(drain_stable("moved by 4096 bytes at 12:03:04, 1.5 GB"), "moved by # bytes at #:#, # GB");
   EXPECT_EQ(drain_stable("rank 1 (pid x) v1.5 s"), "rank 1 (pid x) v1.5 s");
 }

@@ -1,7 +1,7 @@
 #include "health_line.h"
 
-#include <cctype>
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <set>
 
