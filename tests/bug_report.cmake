@@ -73,7 +73,7 @@ expect_in("${report}" "Problem Description"
 expect_in("${report}" "Problem Description" "${fault}")
 expect_in("${report}" "Steps to Reproduce" "\n${bin}/repro_hip_vmem_pinned --case atomics --devices 0,1\n")
 # The minimal file first, inline, with its build and run lines for the GPUs that failed and what the suite observed.
-expect_in("${report}" "Steps to Reproduce" "#### 1. repro_hip_vmem_pinned.atomics: CRASH (expected CRASH/FAIL/PASS ~Memory access fault")
+expect_in("${report}" "Steps to Reproduce" "#### 1. repro_hip_vmem_pinned.atomics: CRASH (expected CRASH/FAIL/PASS \\~Memory access fault")
 expect_in("${report}" "Steps to Reproduce" "Its minimal reproducer, `hip_vmem_atomics.hip`")
 expect_in("${report}" "Steps to Reproduce"
           "```sh\nhipcc -O2 -std=c++17 -o hip_vmem_atomics hip_vmem_atomics.hip\n./hip_vmem_atomics 0 1\n```")
@@ -181,7 +181,7 @@ if(report MATCHES "Reference run")
   message(FATAL_ERROR "a record whose read case PASSed on an AMD GPU is not a reference run:\n${report}")
 endif()
 expect_in("${report}" "ROCm Version" "- rocm_release: 7.2.4")
-expect_in("${report}" "ROCm Version" "- rocm_install: 7.2.4-café�\\x0a### Forged")
+expect_in("${report}" "ROCm Version" "- rocm_install: 7.2.4-café�\\\\x0a\\#")  # (the newline as text, escaped)
 if(report MATCHES "\n### Forged")
   message(FATAL_ERROR "a newline in a version fact forged a section of bug-report.md:\n${report}")
 endif()
@@ -312,3 +312,90 @@ foreach(local_origin "${SOURCE}" "")
   endif()
 endforeach()
 message("bug-report: the suite's commands name the origin without credentials (or a placeholder) and the BUILD_DIR")
+
+# 8. One case failing on several GPU pairs (CRASH on 0->1, PASS on 0->2, FAIL on 1->2 and 2->0) beside two more
+#    failing cases (one of the same binary, on 1->0): the case is one step of Steps to Reproduce, headed by its first
+#    failing pair's verdict, its minimal file run on that pair (owner first), its other failing pairs named in the
+#    order the triage ran them (not another case's, not the passing one); every failing pair is listed with its
+#    verdict and command; the next cases are steps 2 and 3.
+function(write_pair_run dir binary case pair verdict detail)
+  string(REPLACE "-" "," devices "${pair}")
+  file(WRITE ${dir}/${binary}.${case}.${pair}.json
+    "{\"schema\":\"vmem-repro-run/1\",\"binary\":\"${binary}\",\"backend\":\"hip\",\"verdict\":\"${verdict}\","
+    "\"environment\":{\"os\":\"test\"},\"options\":{\"ranks\":2,\"devices\":[${devices}],\"device_source\":\"--devices\"},"
+    "\"cases\":[{\"case\":\"${case}\",\"verdict\":\"${verdict}\",\"detail\":\"${detail}\",\"metrics\":{},"
+    "\"ranks\":[{\"info\":{},\"stderr_tail\":[]},{\"info\":{},\"stderr_tail\":[]}]}]}\n")
+endfunction()
+set(m ${WORK}/several-pairs)
+file(REMOVE_RECURSE ${m})
+file(MAKE_DIRECTORY ${m})
+file(WRITE ${m}/summary.json "{}\n")
+write_pair_run(${m} repro_hip_vmem_pinned atomics 0-1 CRASH "rank 1 (pid 9) killed by SIGABRT; last stderr: ${fault}")
+write_pair_run(${m} repro_hip_vmem_pinned atomics 0-2 PASS "64 counters exact")
+write_pair_run(${m} repro_hip_vmem_pinned atomics 1-2 FAIL "rank 1: system-scope atomics: counter 3 holds 17")
+write_pair_run(${m} repro_hip_vmem_pinned atomics 2-0 FAIL "rank 1: system-scope atomics: counter 5 holds 12")
+write_pair_run(${m} repro_hip_vmem_pinned read 1-0 FAIL "rank 1: 12 words differ")
+write_pair_run(${m} repro_hip_vmem_uncached atomics 1-2 FAIL "rank 1: system-scope atomics: counter 1 holds 2")
+bug_report(${m} report)
+section("${report}" "Steps to Reproduce" steps)
+string(FIND "${steps}" "#### The full suite" at_suite)
+string(SUBSTRING "${steps}" 0 ${at_suite} minimal_steps)
+string(SUBSTRING "${steps}" ${at_suite} -1 suite_steps)
+string(REGEX MATCHALL "\n#### [^\n]*" headings "\n${minimal_steps}")
+# (the table's ~ reasons arrive escaped for Markdown, as \~: md_text)
+set(want_headings
+    "\n#### 1. repro_hip_vmem_pinned.atomics: CRASH (expected CRASH/FAIL/PASS \\~Memory access fault \\~GPU memory access fault \\~aborting with error \\~system-scope atomics: \\~hipErrorIllegalAddress \\~hipErrorLaunchFailure)"
+    "\n#### 2. repro_hip_vmem_pinned.read: FAIL (expected PASS)"
+    "\n#### 3. repro_hip_vmem_uncached.atomics: FAIL (expected CRASH/FAIL/PASS \\~Memory access fault \\~GPU memory access fault \\~aborting with error \\~system-scope atomics: \\~hipErrorIllegalAddress \\~hipErrorLaunchFailure)")
+if(NOT headings STREQUAL want_headings)
+  message(FATAL_ERROR "one step per failing case, headed by its first failing pair's verdict; got:\n${headings}")
+endif()
+# Step 1 alone: from its heading to step 2's; step 3 from its heading on.
+string(FIND "${minimal_steps}" "#### 2. " at_second)
+string(FIND "${minimal_steps}" "#### 3. " at_third)
+string(SUBSTRING "${minimal_steps}" 0 ${at_second} first_step)
+string(SUBSTRING "${minimal_steps}" ${at_third} -1 third_step)
+foreach(want "```sh\nhipcc -O2 -std=c++17 -o hip_vmem_atomics hip_vmem_atomics.hip\n./hip_vmem_atomics 0 1\n```"
+             "Observed, in the suite's run of repro_hip_vmem_pinned.atomics on GPUs 0,1 (the minimal file"
+             "```\nVERDICT: CRASH repro_hip_vmem_pinned.atomics rank 1 (pid 9) killed by SIGABRT"
+             "\nIt also failed on GPUs: 1,2 2,0.\n")
+  string(FIND "${first_step}" "${want}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "step 1 (the case failing on 0-1, 1-2 and 2-0) lacks '${want}':\n${first_step}")
+  endif()
+endforeach()
+# (the minimal file's own text aside: its code may hold any of these)
+file(READ ${SOURCE}/repro/minimal/hip_vmem_atomics.hip atomics_file)
+string(REPLACE "${atomics_file}" "" first_step_prose "${first_step}")
+if(first_step_prose MATCHES "0,2|0 2|1,0|counter 3 holds|counter 5 holds")
+  message(FATAL_ERROR "step 1 names the passing pair 0-2 or another case's, or quotes another run than 0-1's:\n${first_step_prose}")
+endif()
+foreach(want "./hip_vmem_atomics 1 2\n" "VERDICT: FAIL repro_hip_vmem_uncached.atomics rank 1: system-scope atomics: counter 1")
+  string(FIND "${third_step}" "${want}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "step 3 (the uncached case on 1-2 only) lacks '${want}':\n${third_step}")
+  endif()
+endforeach()
+if(third_step MATCHES "It also failed")
+  message(FATAL_ERROR "step 3 failed on one pair only, yet names others:\n${third_step}")
+endif()
+# Every failing pair with its verdict and its command; the passing one with neither.
+foreach(want "repro_hip_vmem_pinned.atomics on GPU pair 0-1: CRASH (expected"
+             "repro_hip_vmem_pinned.atomics on GPU pair 1-2: FAIL (expected"
+             "repro_hip_vmem_pinned.atomics on GPU pair 2-0: FAIL (expected")
+  expect_in("${report}" "Problem Description" "${want}")
+endforeach()
+section("${report}" "Problem Description" problem)
+if(problem MATCHES "pair 0-2")
+  message(FATAL_ERROR "the pair that passed is listed as a failure:\n${problem}")
+endif()
+string(REGEX MATCHALL "\n[^\n]*/bin/repro_[^\n]*" commands "${suite_steps}")
+set(want_commands "\n${bin}/repro_hip_vmem_pinned --case atomics --devices 0,1"
+    "\n${bin}/repro_hip_vmem_pinned --case atomics --devices 1,2"
+    "\n${bin}/repro_hip_vmem_pinned --case atomics --devices 2,0"
+    "\n${bin}/repro_hip_vmem_pinned --case read --devices 1,0"
+    "\n${bin}/repro_hip_vmem_uncached --case atomics --devices 1,2")
+if(NOT commands STREQUAL want_commands)
+  message(FATAL_ERROR "the full suite's commands: one per failing run, in order; got:\n${commands}")
+endif()
+message("bug-report: a case failing on several pairs is one step on its first pair, the others named, the PASS nowhere")

@@ -105,3 +105,18 @@ execute_process(COMMAND ${CHECK} --health-line --summary ${WORK}/early-crash.jso
 if(NOT rc EQUAL 1 OR NOT out MATCHES "^vmem-repro: repro_hip_vmem_regressions\\.unmap-leak CRASH")
   message(FATAL_ERROR "the health line of a CRASH before describe must judge the node (exit ${rc}):\n${out}\n${err}")
 endif()
+
+# Flags given again, as each mode reads them: --record twice reads the last record only (a one-value flag); --case
+# twice judges both cases, in the order given (a list flag), each on its own line before the commit's.
+file(MAKE_DIRECTORY ${WORK}/again)
+file(READ ${WORK}/uncovered/repro_host_shm.brand-new.json crash)
+string(REPLACE "brand-new" "other" other "${crash}")
+string(REPLACE "\"CRASH\"" "\"PASS\"" other "${other}")
+file(WRITE ${WORK}/again/repro_host_shm.json "${other}")
+expect(0 "PASS other\n" --record ${WORK}/uncovered/repro_host_shm.brand-new.json --record ${WORK}/again/repro_host_shm.json)
+execute_process(COMMAND ${CHECK} --bisect pass --results ${WORK}/uncovered --case repro_host_shm.brand-new
+                        --case repro_host_shm.read RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 1 OR NOT out MATCHES "^bad repro_host_shm\\.brand-new: CRASH[^\n]*\nskip repro_host_shm\\.read: no record[^\n]*\n"
+   OR NOT out MATCHES "\nbisect: bad \\(0 good, 1 bad, 1 not judged")
+  message(FATAL_ERROR "--case twice must judge both cases in order (exit ${rc}):\n${out}\n${err}")
+endif()

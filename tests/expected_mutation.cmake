@@ -91,11 +91,18 @@ expect_problem("${text}${extra_binary}" "--manifest;${MANIFEST}"
                "TABLE: row for repro_host_shn\\.read names a binary that is not in the manifest")
 expect_problem("${text}" "--binary;${BIN}-misspelt;--manifest;${MANIFEST}" "is not a binary of the manifest")
 file(WRITE ${WORK}/broken-table.md "${text}| repro_host_shm | read | * | PASS |\n")
-execute_process(COMMAND ${CHECK} --table ${WORK}/broken-table.md --results ${RESULTS} --binary ${BIN}
-                RESULT_VARIABLE rc OUTPUT_VARIABLE out)
-if(NOT rc EQUAL 2 OR NOT out MATCHES "^${WORK}/broken-table\\.md line [0-9]+: ")
-  message(FATAL_ERROR "a malformed --table must be named by its own path (exit ${rc}):\n${out}")
-endif()
+# It is an error, so on stderr as one line; stdout carries the tool's output only (scripts/triage tees it into
+# summary.txt), in both modes that read a table.
+# (--bisect takes no --binary: the table is the first thing it reads.)
+foreach(mode "--binary;${BIN}" "--bisect;expected;--case;repro_host_shm.read")
+  execute_process(COMMAND ${CHECK} ${mode} --table ${WORK}/broken-table.md --results ${RESULTS}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 2 OR NOT out STREQUAL ""
+     OR NOT err MATCHES "^check_expected: ${WORK}/broken-table\\.md line [0-9]+: [^\n]*\n$")
+    message(FATAL_ERROR "a malformed --table (${mode}) must be one line on stderr naming its own path, nothing on "
+                        "stdout (exit ${rc}):\nstdout: ${out}\nstderr: ${err}")
+  endif()
+endforeach()
 
 # An output that cannot be written is an error naming it (exit 99), never "written".
 foreach(flag --summary-json --markdown --failures-md --gpus-md --junit)

@@ -172,9 +172,9 @@ record "$work/odd/nl" 'nl\nname' repro_host_shm atomics FAIL "" $'lost \xff\xfe 
 collect odd --junit "$work/odd.xml" "$work/odd"/*
 [ $rc = 1 ] || fail "hostile names: exit $rc, want 1"
 has "$work/odd/fleet.md" '| x\|y | PASS 1/1 | PASS 1/1 |'
-has "$work/odd/fleet.md" '| nl\x0aname | FAIL 1/1: - (1 CHANGED) | PASS 1/1 |'
+has "$work/odd/fleet.md" '| nl\\x0aname | FAIL 1/1: - (1 CHANGED) | PASS 1/1 |'
 has "$work/odd/fleet.md" $'| bad\xef\xbf\xbd | PASS 1/1 | PASS 1/1 |'
-has "$work/odd/fleet.md" '### repro_host_shm.atomics: FAIL on nl\x0aname (majority PASS)'
+has "$work/odd/fleet.md" '### repro_host_shm.atomics: FAIL on nl\\x0aname (majority PASS)'
 has "$work/odd/fleet.md" '- ``HSA_TICK = a`b`` on all of them'
 has "$work/odd/fleet.md" $'- `HSA_RAW = v\xef\xbf\xbd` on all of them'
 bad_rows=$(grep '^|' "$work/odd/fleet.md" | sed 's/\\|//g' | awk -F'|' 'NF != 5' | wc -l)
@@ -196,6 +196,18 @@ fi
 "$repo/scripts/bug-report" --no-redact "$work/odd/nl" >"$work/bug-report.out" 2>&1 || fail "bug-report: $(cat "$work/bug-report.out")"
 has "$work/odd/nl/bug-report.md" $'lost \xef\xbf\xbd\xef\xbf\xbd here'
 utf8 "$work/odd/nl/bug-report.md"
+
+# What XML 1.0 refuses, in a node's folder name (U+FFFF) and a FAIL's detail (U+FFFE, a C0 control, a surrogate as
+# an escape and as raw UTF-8 bytes): the JUnit file still parses for the real xmllint (Debian's libxml2-utils,
+# ./scripts/test installs it), and the text around each stands.
+command -v xmllint >/dev/null || fail "xmllint is not installed (apt-get install libxml2-utils)"
+healthy "$work/xmlchars/"$'n\xef\xbf\xbf' -
+record "$work/xmlchars/"$'n\xef\xbf\xbf' - repro_host_shm atomics FAIL "" $'a\xef\xbf\xbeb\\u0001c\\ud800d\xed\xa0\x80e'
+collect xmlchars --junit "$work/xmlchars.xml" "$work/xmlchars"/*
+[ $rc = 1 ] || fail "names and details XML refuses: exit $rc, want 1"
+xmllint --noout "$work/xmlchars.xml" 2>"$work/xmllint.err" || fail "xmllint refuses the JUnit file: $(head -3 "$work/xmllint.err")"
+has "$work/xmlchars.xml" $'<testsuite name="n\xef\xbf\xbd"'
+has "$work/xmlchars.xml" $'a\xef\xbf\xbdb\\x01c\xef\xbf\xbdd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbde'
 
 # 7. A report that cannot be written is an error naming it (exit 99), never "fleet report: ..." as if written: a
 #    --out that is a file, a full disk (/dev/full), a folder this user cannot write.
@@ -249,5 +261,33 @@ rc=$?
 rc=$?
 [ $rc = 99 ] && grep -qx "fleet_report: no node to report on (no NODE_DIR given, and the node list names none)" "$work/none.out" ||
   fail "an empty node list: exit $rc: $(cat "$work/none.out")"
+
+# 9. The facts that set the odd nodes apart, chosen and ranked exactly: n1 and n2 FAIL atomics, n3-n6 PASS. A fact
+#    counts only where both odd nodes hold the same value and some other node differs (a fact another node lacks
+#    differs); most other nodes differing first, a tie in key order. HSA_SAME (everywhere alike), HSA_SPLIT (n1 and
+#    n2 differ) and HSA_ONE (n2 only) set nothing apart; the two that differ anyway are facts without a verdict change.
+odd_vars=('"AMD_D":"z","HSA_A":"x","HSA_B":"1","HSA_C":"on","HSA_SAME":"s","HSA_SPLIT":"1"'
+  '"AMD_D":"z","HSA_A":"x","HSA_B":"1","HSA_C":"on","HSA_SAME":"s","HSA_SPLIT":"2","HSA_ONE":"o"')
+other_vars=('"HSA_A":"y","HSA_B":"1","HSA_C":"off","HSA_SAME":"s"' '"HSA_A":"y","HSA_B":"1","HSA_C":"on","HSA_SAME":"s"'
+  '"HSA_A":"y","HSA_B":"0","HSA_C":"on","HSA_SAME":"s"' '"HSA_A":"y","HSA_C":"on","HSA_SAME":"s"')
+for i in 0 1; do
+  record "$work/facts/n$((i + 1))" n$((i + 1)) repro_host_shm read PASS "" "" "${odd_vars[$i]}"
+  record "$work/facts/n$((i + 1))" n$((i + 1)) repro_host_shm atomics FAIL "" "" "${odd_vars[$i]}"
+done
+for i in 0 1 2 3; do
+  record "$work/facts/n$((i + 3))" n$((i + 3)) repro_host_shm read PASS "" "" "${other_vars[$i]}"
+  record "$work/facts/n$((i + 3))" n$((i + 3)) repro_host_shm atomics PASS "" "" "${other_vars[$i]}"
+done
+collect facts "$work/facts"/*
+[ $rc = 1 ] || fail "two nodes FAIL atomics: exit $rc, want 1"
+has "$work/facts/fleet.json" '"case":"repro_host_shm.atomics","verdict":"FAIL","nodes":["n1","n2"],"separating_facts":[{"fact":"AMD_D","value":"z","other_nodes_differing":4,"other_nodes":4},{"fact":"HSA_A","value":"x","other_nodes_differing":4,"other_nodes":4},{"fact":"HSA_B","value":"1","other_nodes_differing":2,"other_nodes":4},{"fact":"HSA_C","value":"on","other_nodes_differing":1,"other_nodes":4}]}'
+has "$work/facts/fleet.json" '"facts_without_verdict_change":{"HSA_ONE":{"n1":"(not reported)","n2":"o","n3":"(not reported)","n4":"(not reported)","n5":"(not reported)","n6":"(not reported)"},"HSA_SPLIT":{"n1":"1","n2":"2","n3":"(not reported)","n4":"(not reported)","n5":"(not reported)","n6":"(not reported)"}}'
+want_md='- `AMD_D = z` on all of them; differs on 4 of 4 other node(s)
+- `HSA_A = x` on all of them; differs on 4 of 4 other node(s)
+- `HSA_B = 1` on all of them; differs on 2 of 4 other node(s)
+- `HSA_C = on` on all of them; differs on 1 of 4 other node(s)'
+[ "$(grep '^- `.*` on all of them; ' "$work/facts/fleet.md")" = "$want_md" ] ||
+  fail "fleet.md's separating facts, in order, are not:"$'\n'"$want_md"$'\n'"$(cat "$work/facts/fleet.md")"
+has "$work/facts.out" "  repro_host_shm.atomics: FAIL on n1,n2 (majority PASS); set apart by AMD_D = z (4 of 4 others differ)"
 
 echo "fleet collect: all checks passed"

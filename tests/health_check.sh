@@ -7,7 +7,7 @@
 #   4. not built: exit 99, no folder; a bad command line: exit 2
 #   5. the budget: a triage that hangs and ignores SIGTERM (and its child) is killed, exit 1 within the budget
 #   6. --drain against a scontrol stand-in: drain on 1, resume only our own drain on 0, never someone else's, nothing
-#      on 77; a failing scontrol is exit 99
+#      on 77; a failing scontrol is exit 99; an unwritable --prom is named and changes neither line, exit nor drain
 #   7. the newest 3 folders are kept, nothing else in the root is touched
 #   8. the NHC check (scripts/nhc/vmem_repro.nhc) in a stand-in NHC: die 1 "<line>" on 1, passes on 0, 77 and 99
 #   9. a table problem and a binary missing from the build: exit 99, the node not judged, never drained
@@ -109,13 +109,15 @@ case "\$1" in
 esac
 EOF
 chmod +x "$work/bin/scontrol"
-# drain CASE STATE REASON WANT_RC WANT_UPDATE [ENV...]: one --drain run on node n7; WANT_UPDATE is the logged update
-# ("" for none).
+# drain CASE STATE REASON WANT_RC WANT_UPDATE [ENV...] [-- ARGS...]: one --drain run on node n7; WANT_UPDATE is the
+# logged update ("" for none).
 drain() {
-  local name=$1 state=$2 reason=$3 want_rc=$4 want=$5
+  local name=$1 state=$2 reason=$3 want_rc=$4 want=$5 envs=()
   shift 5
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do envs+=("$1"); shift; done
+  [ $# -gt 0 ] && shift  # (the health-check arguments after "--")
   : >"$work/scontrol.log"
-  run "drain-$name" PATH="$work/bin:$PATH" FAKE_STATE="$state" FAKE_REASON="$reason" "$@" -- --drain --node n7
+  run "drain-$name" PATH="$work/bin:$PATH" FAKE_STATE="$state" FAKE_REASON="$reason" "${envs[@]+"${envs[@]}"}" -- --drain --node n7 "$@"
   [ $rc = "$want_rc" ] || fail "--drain $name: exit $rc, want $want_rc: $line $(cat "$work/drain-$name.err")"
   [ "$(cat "$work/scontrol.log")" = "$want" ] || fail "--drain $name: scontrol calls '$(cat "$work/scontrol.log")', want '$want'"
 }
@@ -139,6 +141,14 @@ drain show-fails IDLE "" 99 "" VMR_FAKE_GPUS=2 FAKE_SHOW_FAIL=1
 run drain-env PATH="$work/bin:$PATH" FAKE_STATE=IDLE SLURMD_NODENAME=n9 "${bad[@]}" -- --drain
 grep -q '^update NodeName=n9 State=DRAIN ' "$work/scontrol.log" || fail "SLURMD_NODENAME is not the node: $(cat "$work/scontrol.log")"
 echo "drain: drains on 1, resumes only its own drains on 0, leaves someone else's drain alone"
+# A --prom FILE that cannot be written is a side output's failure: named on stderr, the node's line and exit stand,
+# and a failing node is still drained.
+drain prom-unwritable IDLE "" 1 "update NodeName=n7 State=DRAIN Reason=$(cat "$work/odd.out")" "${bad[@]}" -- \
+  --prom "$work/no/such/folder/vmem.prom"
+[ "$line" = "$(cat "$work/odd.out")" ] || fail "an unwritable --prom changed the line: $line"
+grep -q "^scripts/health-check: --prom $work/no/such/folder/vmem.prom not written (the node's verdict stands): check_expected: cannot write $work/no/such/folder/vmem.prom: " \
+  "$work/drain-prom-unwritable.err" || fail "an unwritable --prom is not named on stderr: $(cat "$work/drain-prom-unwritable.err")"
+echo "drain: an unwritable --prom is named, the failing node still exits 1 and is drained"
 
 # 7. Pruning: the newest 3 of its own folders stay; other files in the root are not its to delete.
 mkdir -p "$work/health/keep-me" "$work/health/health-20000101T000000.000000000Z-999999999"

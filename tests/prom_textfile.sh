@@ -5,7 +5,8 @@
 #   2. CHANGED: the forced FAIL's series are verdict="FAIL" 1 and changed 1, the others PASS 0 / changed 0, the
 #      diagonal names exporter="0" importer="0", the bandwidth and atomics families are there, exit 1, no scrape
 #      error and nothing in the exporter's log;
-#   3. a file with a bad label beside it: node_textfile_scrape_error 1 (the exporter really parses what it reads).
+#   3. a file with a bad label beside it: node_textfile_scrape_error 1 (the exporter really parses what it reads);
+#   4. a case name with CR and NUL: neither reaches the file nor /metrics raw, the label reads "\x0d\x00".
 # Exit 77 (skipped) where node_exporter is not installed (./scripts/test --with-slurm installs it).
 #   usage: prom_textfile.sh REPO BUILD_DIR WORK_DIR
 set -uo pipefail
@@ -138,4 +139,19 @@ has 'vmem_repro_triage_exit_code 1'
 rm -f "$work/textfiles/broken.prom"
 scrape
 has "node_textfile_scrape_error 0"
+# 4. A case name holding CR and NUL (a record's JSON escapes): the format has no escape for them and a raw CR splits
+#    the line for every line-based reader of /metrics, so the label holds the text "\x0d", as report.md shows it.
+mkdir -p "$work/hostile"
+printf '%s\n' '{"schema":"vmem-repro-run/1","binary":"repro_host_shm","backend":"host","verdict":"CRASH",
+"environment":{"kernel":"Linux 6.1","variables":{}},"options":{"ranks":2,"devices":[0,1],"device_source":"default"},
+"cases":[{"case":"new\r\u0000case","verdict":"CRASH","detail":"x","metrics":{},"ranks":[]}]}' \
+  >"$work/hostile/repro_host_shm.json"
+prom "$work/hostile" 1
+LC_ALL=C tr -d '\r\000' <"$work/textfiles/triage.prom" | cmp -s - "$work/textfiles/triage.prom" ||
+  fail "the textfile holds a raw CR or NUL: $(grep -a 'new' "$work/textfiles/triage.prom" | od -c | head -5)"
+scrape
+has "node_textfile_scrape_error 0"
+LC_ALL=C tr -d '\r\000' <"$work/metrics.txt" | cmp -s - "$work/metrics.txt" ||
+  fail "/metrics holds a raw CR or NUL: $(grep -a 'new' "$work/metrics.txt" | od -c | head -5)"
+is 3 vmem_repro_case_verdict 'case="repro_host_shm.new\\x0d\\x00case"' 'verdict="CRASH"'
 echo "prom_textfile: node_exporter $("$exporter" --version 2>&1 | head -1 | cut -d' ' -f3) read the triage's textfile"

@@ -79,3 +79,34 @@ TEST(Json, InvalidEscapesAndNumbersAreRejected) {
   for (const char* good : {"0", "-0", "10", "1.25", "1e5", "1E+5", "-2.5e-3", "[0,1]"})
     EXPECT_TRUE(parse_json(good, &v).ok()) << good;
 }
+
+// An object with a key twice is refused, naming the key: Python and jq read the last, a first-wins reader the first,
+// so {"verdict":"PASS","verdict":"CRASH"} would be PASS to us and CRASH to everyone else. Equal once decoded is
+// equal ("\u0076erdict" is "verdict"); the same key in two objects, or at two depths, is no duplicate.
+TEST(Json, ADuplicateKeyIsRefusedNamingIt) {
+  JsonValue v;
+  for (const char* dup : {"{\"verdict\":\"PASS\",\"verdict\":\"CRASH\"}", "{\"verdict\":1,\"\\u0076erdict\":1}",
+                          "[{\"a\":{\"verdict\":1,\"b\":2,\"verdict\":1}}]"}) {
+    const Status st = parse_json(dup, &v);
+    EXPECT_FALSE(st.ok()) << dup;
+    EXPECT_NE(st.detail.find("duplicate key \"verdict\""), std::string::npos) << dup << ": " << st.detail;
+  }
+  const Status st = parse_json("{\"a\":1,\"\\r\":1,\"\\r\":2}", &v);
+  EXPECT_NE(st.detail.find("duplicate key \"\\x0d\" at offset 14"), std::string::npos) << st.detail;
+  EXPECT_TRUE(parse_json("[{\"verdict\":1},{\"verdict\":2,\"x\":{\"verdict\":3}}]", &v).ok());
+}
+
+// The writer never writes what the reader refuses: a key repeated in one object (a phase a rank ended twice, two
+// names that differ only in invalid bytes) is kept under "KEY #2"; another object may use the key again.
+TEST(Json, TheWriterNeverRepeatsAKeyInAnObject) {
+  JsonWriter w;
+  w.begin_object().key("run").value(1).key("run").value(2).key("run #2").value(3).key("a\xff").value(4);
+  w.key("a\xfe").value(5).key("o").begin_object().key("run").value(6).end_object().end_object();
+  JsonValue v;
+  ASSERT_TRUE(parse_json(w.str(), &v).ok()) << w.str();
+  std::vector<std::string> keys;
+  for (const auto& [k, _] : v.obj) keys.push_back(k);
+  EXPECT_EQ(keys, (std::vector<std::string>{"run", "run #2", "run #2 #2", "a\xef\xbf\xbd", "a\xef\xbf\xbd #2", "o"}));
+  EXPECT_EQ(v.get("run #2")->num, 2);
+  EXPECT_EQ(v.get("o")->get("run")->num, 6);
+}

@@ -52,7 +52,24 @@ bool sample_value(const std::string& s, double* v) {
   return ec == std::errc() && end == s.data() + s.size() && !s.empty();
 }
 
-// `{k="v",...}` at `line[*i]`: the labels, values unescaped (\\ \" \n only), no label twice.
+bool control_byte(char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }
+
+// A HELP text unescaped (\\ and \n only, as the format has them); false on another escape or a raw control byte,
+// which a line-based reader of the file would split or cut at.
+bool unescape_help(const std::string& text, std::string* out) {
+  for (size_t j = 0; j < text.size(); ++j) {
+    if (control_byte(text[j])) return false;
+    if (text[j] != '\\') {
+      *out += text[j];
+      continue;
+    }
+    if (++j >= text.size() || (text[j] != '\\' && text[j] != 'n')) return false;
+    *out += text[j] == 'n' ? '\n' : '\\';
+  }
+  return true;
+}
+
+// `{k="v",...}` at `line[*i]`: the labels, values unescaped (\\ \" \n only), no label twice, no raw control byte.
 bool parse_labels(const std::string& line, size_t* i, std::map<std::string, std::string>* labels) {
   ++*i;  // '{'
   while (*i < line.size() && line[*i] != '}') {
@@ -62,6 +79,7 @@ bool parse_labels(const std::string& line, size_t* i, std::map<std::string, std:
     std::string value;
     size_t j = eq + 2;
     for (; j < line.size() && line[j] != '"'; ++j) {
+      if (control_byte(line[j])) return false;
       if (line[j] != '\\') {
         value += line[j];
         continue;
@@ -102,7 +120,8 @@ Parsed parse(const std::string& text) {
       if (!metric_name(name)) bad("bad family name");
       if (p.help.count(name)) bad("HELP twice");
       if (with_samples.count(name)) bad("HELP after samples");
-      p.help[name] = rest.size() > name.size() ? rest.substr(name.size() + 1) : "";
+      if (!unescape_help(rest.size() > name.size() ? rest.substr(name.size() + 1) : "", &p.help[name]))
+        bad("bad HELP text");
       p.families.push_back(name);
       current = name;
       continue;
@@ -204,6 +223,10 @@ TEST(PromParser, RefusesMalformedText) {
       "# HELP a_b x\n# TYPE a_b gauge\na_b{k=\"v\"} 1,5\n",                               // a locale's comma
       "# HELP a_b x\n# TYPE a_b gauge\na_b{k=\"v\"} 1\na_b{k=\"v\"} 2\n",                 // one series twice
       "# HELP A x\n# TYPE A gauge\nA 1\n",                                                // a name outside [a-z_:]
+      "# HELP a_b x\n# TYPE a_b gauge\na_b{k=\"v\rw\"} 1\n",                              // a raw CR
+      "# HELP a_b x\n# TYPE a_b gauge\na_b{k=\"v\\x0dw\"} 1\n",                           // \x: no escape
+      "# HELP a_b x\\\"\n# TYPE a_b gauge\na_b 1\n",                                      // \" in HELP
+      "# HELP a_b x\ry\n# TYPE a_b gauge\na_b 1\n",                                       // raw CR in HELP
   };
   for (const char* b : bad) EXPECT_FALSE(parse(b).errors.empty()) << b;
 }
@@ -276,6 +299,27 @@ TEST(Prom, LabelValuesAreEscaped) {
                              "b"),
             "a\xef\xbf\xbd"
             "b");  // invalid UTF-8 as U+FFFD
+}
+
+// A control byte the format has no escape for (CR, NUL, TAB, ESC, DEL) is never written raw: a CR would split the
+// line for a line-based reader and a NUL cut it short. Each reads back as the text the reports show, "\x0d".
+TEST(Prom, ControlBytesInALabelReadBackAsVisibleEscapes) {
+  const std::string odd = std::string("repro_x.a\rb") + '\0' + "c\td\x1b" + "e\x7f";
+  const std::string text = prom_textfile(summary_of({row(odd, "0-1", "PASS", "PASS", false)}), {}, kFacts);
+  const Parsed p = parse(text);
+  for (const auto& e : p.errors) ADD_FAILURE() << e;
+  EXPECT_EQ(one(p, "vmem_repro_case_verdict", {{"devices", "0-1"}}).labels["case"],
+            "repro_x.a\\x0db\\x00c\\x09d\\x1be\\x7f");
+  EXPECT_EQ(prom_label_value("\r"), "\\\\x0d");       // the backslash of \x0d escaped: the format's \\ for a backslash
+  EXPECT_EQ(prom_label_value("a\\x0d"), "a\\\\x0d");  // a backslash the name holds: the same text, as in report.md
+}
+
+// HELP escapes only \ and newline (a \" there is an unknown escape); a control byte is a visible \xNN there too.
+TEST(Prom, HelpTextIsEscapedAsTheFormatReadsIt) {
+  EXPECT_EQ(prom_help_text("a \"b\" c\\d\ne\rf"), "a \"b\" c\\\\d\\ne\\\\x0df");
+  std::string help;
+  ASSERT_TRUE(unescape_help(prom_help_text(std::string("x\\y\n\"z\" ") + '\0'), &help));
+  EXPECT_EQ(help, "x\\y\n\"z\" \\x00");
 }
 
 // GB/s becomes bytes/s, ops/s stays, and a unit neither family holds (a ratio) is left out.

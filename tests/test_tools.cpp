@@ -9,8 +9,10 @@
 #include "bisect_judge.h"
 #include "case_list.h"
 #include "compare.h"
+#include "flags.h"
 #include "harness/deadline.h"
 #include "report.h"
+#include "run_records.h"
 
 using namespace vmr;
 using namespace vmr_tools;
@@ -278,6 +280,30 @@ TEST(Summary, ChangedAndFailingRowsPointToTheirThreads) {
   EXPECT_EQ(md.find("repro_x.read 0-1: PASS"), std::string::npos);
 }
 
+// The suite's own trouble (HARNESS from too few file descriptors, USAGE), an unreadable record ("?") and a planned
+// run without one ("-") are no regression of the runtime: however CHANGED, such a row points to no thread, in the
+// console, report.md or a bug report's failures; the node's own FAIL beside them still does.
+TEST(Summary, RowsOfTheSuitesOwnVerdictPointToNoThread) {
+  Summary s;
+  for (const char* seen : {"HARNESS", "USAGE", "?", "-"})
+    s.rows.push_back({"repro_x.atomics", "0-1", "CRASH", seen, "CHANGED: x", "", "", "", true, false, "iris#418"});
+  s.rows.push_back({"repro_x.atomics", "1-0", "CRASH", "FAIL", "CHANGED: y", "", "", "", true, false, "iris#418"});
+  count_rows(&s);
+  const std::string console = console_table(s), md = verdicts_md(s);
+  EXPECT_EQ(console.substr(console.find("known regressions these rows point to:")),
+            "known regressions these rows point to:\n  repro_x.atomics 1-0: FAIL (CHANGED) -> iris#418\n");
+  EXPECT_EQ(md.find("0-1: "), std::string::npos) << md;
+  EXPECT_NE(md.find("- repro_x.atomics 1-0: FAIL (CHANGED) -> [iris#418]"), std::string::npos) << md;
+
+  const auto threaded = table_of("| repro_x | atomics | * | CRASH | iris#418 | seed |\n");
+  vmr_tools::Run harness = run_of("repro_x", "atomics", Verdict::Harness, "socketpair: Too many open files");
+  vmr_tools::Run usage = run_of("repro_x", "atomics", Verdict::Usage, "bad --devices");
+  vmr_tools::Run fail = run_of("repro_x", "atomics", Verdict::Fail, "words differ");
+  EXPECT_EQ(failures_md({harness, usage}, threaded).find("Known regression"), std::string::npos)
+      << failures_md({harness, usage}, threaded);
+  EXPECT_NE(failures_md({fail}, threaded).find("Known regression this points to: [iris#418]"), std::string::npos);
+}
+
 TEST(Expected, ThreadLabelsAreRepositoryHashNumber) {
   EXPECT_TRUE(is_thread_label("iris#418"));
   EXPECT_TRUE(is_thread_label("openxla/xla#46576"));
@@ -323,4 +349,66 @@ TEST(Summary, SomeGpuCaseRanOnlyWhereAPairRanToAVerdict) {
   EXPECT_FALSE(some_gpu_case_ran(rows));
   rows.push_back({"repro_x.read", "0-0", "PASS", "FAIL", "CHANGED: x", "", "", "", true, false, ""});
   EXPECT_TRUE(some_gpu_case_ran(rows));
+}
+
+// The tools' flags given again: a list flag (--binary, --case, --note) keeps every value in the order given (a
+// triage names each binary it built; a bisect judges each case), a one-value flag (--record, --table) the last.
+TEST(Flags, AListFlagKeepsEveryValueAndAOneValueFlagTheLast) {
+  std::string record, table_path;
+  std::vector<std::string> binaries;
+  bool matrix = false;
+  Flags f;
+  f.values = {{"--record", &record}, {"--table", &table_path}};
+  f.lists = {{"--binary", &binaries}};
+  f.switches = {{"--matrix", &matrix}};
+  ASSERT_TRUE(parse_flags(
+      {"--binary", "a", "--record", "r1.json", "--matrix", "--binary", "b", "--record", "r2.json", "--binary", "a"},
+      f));
+  EXPECT_EQ(binaries, (std::vector<std::string>{"a", "b", "a"}));
+  EXPECT_EQ(record, "r2.json");
+  EXPECT_TRUE(matrix);
+  EXPECT_EQ(table_path, "");
+  EXPECT_FALSE(parse_flags({"--binary", "a", "--binary"}, f));  // the second one without its value
+  EXPECT_FALSE(parse_flags({"--binary", "a", "stray"}, f));     // a word where none is taken
+}
+
+// Whose facts a run carries (what expected/'s conditions and the fleet's separating facts read): the launcher's
+// environment, its variables by name, then the exporter's (rank 0's) info of that very case; never rank 1's, never
+// another case's, and no rank renames the node. Each rank's own info and stderr stay in its slot.
+TEST(RunRecords, ARunCarriesTheEnvironmentAndRankZerosFactsOfItsOwnCase) {
+  char dir[] = "/tmp/vmr-record-facts-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::string path = std::string(dir) + "/repro_x.0-1.json";
+  {
+    std::ofstream f(path);  // ("(unset)" holds the end of a plain raw string: the delimiter is needed)
+    f << R"record({"schema":"vmem-repro-run/1","binary":"repro_x","backend":"hip","verdict":"FAIL",
+      "environment":{"node":"n7","host":"h7","os":"Debian 12","ranks_seen":2,
+        "variables":{"HSA_XNACK":"1","HIP_VISIBLE_DEVICES":"(unset)"}},
+      "options":{"ranks":2,"devices":[0,1],"device_source":"--devices"},
+      "cases":[{"case":"read","verdict":"PASS","detail":"exact","metrics":{},"ranks":[
+        {"info":{"gfx_arch":"gfx942","device":"0","first_case_only":"yes","node":"forged","pools":3},
+         "stderr_tail":["r0"]},
+        {"info":{"gfx_arch":"gfx90a","device":"1","peer_only":"yes"},"stderr_tail":["r1a","r1b"]}]},
+       {"case":"atomics","verdict":"FAIL","detail":"lost","metrics":{},"ranks":[
+        {"info":{"gfx_arch":"gfx950","device":"0"},"stderr_tail":[]},
+        {"info":{"gfx_arch":"gfx90a","device":"1"},"stderr_tail":[]}]}]})record";
+  }
+  const std::vector<vmr_tools::Run> runs = read_record(dir, "repro_x.0-1.json");
+  ::unlink(path.c_str());
+  ::rmdir(dir);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].error, "");
+  const Facts launch = {
+      {"node", "n7"}, {"host", "h7"}, {"os", "Debian 12"}, {"HSA_XNACK", "1"}, {"HIP_VISIBLE_DEVICES", "(unset)"}};
+  Facts read = launch;
+  read.insert({{"gfx_arch", "gfx942"}, {"device", "0"}, {"first_case_only", "yes"}});
+  EXPECT_EQ(runs[0].facts, read);
+  Facts atomics = launch;
+  atomics.insert({{"gfx_arch", "gfx950"}, {"device", "0"}});
+  EXPECT_EQ(runs[1].facts, atomics);
+  ASSERT_EQ(runs[0].rank_info.size(), 2u);
+  EXPECT_EQ(runs[0].rank_info[1],
+            (std::map<std::string, std::string>{{"gfx_arch", "gfx90a"}, {"device", "1"}, {"peer_only", "yes"}}));
+  EXPECT_EQ(runs[0].stderr_tails, (std::vector<std::vector<std::string>>{{"r0"}, {"r1a", "r1b"}}));
+  EXPECT_EQ(runs[1].command(), "repro_x --case atomics --devices 0,1");
 }

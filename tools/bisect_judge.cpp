@@ -11,7 +11,7 @@ CaseJudgement judge_run(const std::vector<ExpectedRow>& table, const Run& run, G
   const std::string seen = std::string(verdict_name(run.verdict)) + (run.detail.empty() ? "" : ": " + run.detail);
   if (!run.error.empty()) return {name, Judgement::Skip, one_line(run.error)};
   if (run.verdict == Verdict::Skip) return {name, Judgement::Skip, one_line("cannot run here: " + seen)};
-  if (run.verdict == Verdict::Harness || run.verdict == Verdict::Usage)
+  if (is_suite_verdict(run.verdict))
     return {name, Judgement::Skip, one_line("the suite broke, not the runtime: " + seen)};
   if (good == GoodIs::Pass)
     return {name, run.verdict == Verdict::Pass ? Judgement::Good : Judgement::Bad, one_line(seen)};

@@ -13,6 +13,7 @@
 #include "harness/options.h"
 #include "harness/scope_guard.h"
 #include "harness/text.h"
+#include "input_file.h"
 #include "run_records.h"
 
 namespace vmr_tools {
@@ -78,7 +79,7 @@ Status list_binary(const std::string& binary, CaseList* out, int timeout_s) {
                            (WIFEXITED(status) ? "exited " + std::to_string(WEXITSTATUS(status))
                                               : "was killed by signal " + std::to_string(WTERMSIG(status))));
   std::string text;
-  if (!read_file(path, &text)) return Status::harness("cannot read what " + binary + " --list --json wrote");
+  VMR_TRY(read_input_file(path, &text, "what " + binary + " --list --json wrote"));
   return parse_case_list(text, out);
 }
 

@@ -26,6 +26,8 @@
 #include "flags.h"
 #include "harness/text.h"
 #include "health_line.h"
+#include "input_file.h"
+#include "markdown.h"
 #include "prom.h"
 #include "report.h"
 #include "run_records.h"
@@ -48,7 +50,10 @@ const char kSynopsis[] =
     "                      --concurrency TEXT [--note TEXT]...\n"
     "       check_expected --bisect expected|pass --results DIR [--table FILE] --case BINARY.CASE...\n"
     "       check_expected --health-line [--summary SUMMARY.json] [--exit N] [--took S] [--overran B] "
-    "[--require-gpu]\n";
+    "[--require-gpu]\n"
+    "       check_expected --publish FILE --from SOURCE\n"
+    "       check_expected --md-text TEXT...\n"
+    "       check_expected --md-fence FILE [--info WORD]\n";
 const char kModeHelp[] =
     "  (compare)    every run record of --results against --table; prints a row per case and pair, writes the\n"
     "               outputs asked for; --plan: the cases (and GPU pairs) that must have left records; --lists:\n"
@@ -66,6 +71,11 @@ const char kModeHelp[] =
     "               `bisect: good|bad|skip ...`; exit 0 good, 1 bad, 125 skip (git bisect's codes)\n"
     "  --health-line scripts/health-check's one line (a drain reason) from SUMMARY.json and the triage's --exit;\n"
     "               exit 0 healthy, 1 unhealthy (or --overran: stopped at B s), 77 no GPU case ran, 99 no summary\n"
+    "  --publish    FILE gets SOURCE's bytes, written as every output is (atomically; through a link or device);\n"
+    "               exit 0, or 99 naming what could not be read or written\n"
+    "  --md-text    each TEXT (every word after the flag, as it is) as literal inline Markdown, one line each\n"
+    "  --md-fence   FILE as a fenced code block no line of it can close (--info: its language); exit 99 where\n"
+    "               FILE cannot be read\n"
     "Exit: 0 all as expected, 1 a CHANGED row or a table problem, 2 a bad command line or table, 77 (with\n"
     "--gpu-run-required) nothing differs but no GPU case ran, 99 an input that could not be read or an output that\n"
     "could not be written.\n";
@@ -74,6 +84,13 @@ const char kModeHelp[] =
 int usage() {
   std::fputs(kSynopsis, stderr);
   std::fputs("(check_expected --help says what each mode does)\n", stderr);
+  return 2;
+}
+
+// A table that cannot be read or is malformed: one line on stderr naming the file and the line, exit 2. stdout
+// carries the tool's output only (scripts/triage tees it into summary.txt; a script reads --bisect's lines).
+int table_error(const Status& st) {
+  std::fprintf(stderr, "check_expected: %s\n", one_line(st.detail).c_str());
   return 2;
 }
 
@@ -124,10 +141,7 @@ int compare_mode(const std::vector<std::string>& args) {
   CompareOptions o;
   if (!parse_compare_args(args, &o)) return usage();
   std::vector<ExpectedRow> table;
-  if (Status st = load_expected_table(o.in.table_path, &table); !st.ok()) {
-    std::printf("%s\n", st.detail.c_str());
-    return 2;
-  }
+  if (Status st = load_expected_table(o.in.table_path, &table); !st.ok()) return table_error(st);
   Check check;
   Status st = run_check(o.in, table, &check);
   for (const auto& p : check.summary.problem_lines) std::printf("%s\n", p.c_str());
@@ -146,17 +160,19 @@ int compare_mode(const std::vector<std::string>& args) {
 
 // --record FILE: the verdict of each case one record holds, one "<VERDICT> <case>" line each, for scripts that
 // would otherwise read them from a log (triage's progress lines, its choice of cases to rerun after a mesh run).
-// Exit 99 where the record cannot be read (nothing printed on stdout).
+// Exit 99 where the record cannot be read (nothing printed on stdout), or is refused (not a regular file, too large).
 int record_mode(const std::vector<std::string>& args) {
   std::string path;
   Flags f;
   f.values = {{"--record", &path}};
   if (!parse_flags(args, f) || path.empty()) return usage();
-  const size_t slash = path.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
-  const std::string file = slash == std::string::npos ? path : path.substr(slash + 1);
+  std::string text;
+  if (Status st = read_input_file(path, &text); !st.ok()) {
+    std::fprintf(stderr, "check_expected: %s\n", one_line(st.detail).c_str());
+    return 99;
+  }
   std::string out;
-  for (const auto& run : read_record(dir, file)) {
+  for (const auto& run : parse_record(path.substr(path.find_last_of('/') + 1), text)) {
     if (!run.error.empty()) {
       std::fprintf(stderr, "check_expected: %s\n", one_line(run.error).c_str());
       return 99;
@@ -179,9 +195,10 @@ int cases_mode(const std::vector<std::string>& args) {
   if (!parse_flags(args, f) || path.empty()) return usage();
   std::string text;
   CaseList list;
-  Status st = read_file(path, &text) ? parse_case_list(text, &list) : Status::harness("cannot read " + path);
+  Status st = read_input_file(path, &text);
+  if (st.ok() && !(st = parse_case_list(text, &list)).ok()) st.detail = path + ": " + st.detail;
   if (!st.ok()) {
-    std::fprintf(stderr, "check_expected: %s: %s\n", path.c_str(), one_line(st.detail).c_str());
+    std::fprintf(stderr, "check_expected: %s\n", one_line(st.detail).c_str());
     return 99;
   }
   std::string out;
@@ -226,8 +243,8 @@ int report_mode(const std::vector<std::string>& args) {
   if (!parse_report_args(args, &o)) return usage();
   std::string text;
   Summary s;
-  Status st = read_file(o.summary, &text) ? read_summary_json(text, o.summary, &s)
-                                          : Status::harness("cannot read --summary " + o.summary);
+  Status st = read_input_file(o.summary, &text, "--summary " + o.summary);
+  if (st.ok()) st = read_summary_json(text, o.summary, &s);
   if (!st.ok()) {
     std::fprintf(stderr, "check_expected: %s\n", one_line(st.detail).c_str());
     return 99;
@@ -249,10 +266,7 @@ int bisect_mode(const std::vector<std::string>& args) {
     return usage();
   std::vector<ExpectedRow> table;
   if (good == "expected") {
-    if (Status st = load_expected_table(table_path, &table); !st.ok()) {
-      std::printf("%s\n", st.detail.c_str());
-      return 2;
-    }
+    if (Status st = load_expected_table(table_path, &table); !st.ok()) return table_error(st);
   }
   const std::vector<Run> runs = read_runs(results);
   std::vector<CaseJudgement> judged;
@@ -279,16 +293,54 @@ int bisect_mode(const std::vector<std::string>& args) {
   return bisect_exit_code(commit);
 }
 
+// --publish FILE --from SOURCE: an output made in a folder of the caller's own, copied to where it was asked for
+// by the one writer. scripts/health-check makes its --prom so: a FILE that cannot be written is then named on its
+// own, after the node was judged, and never reads as the triage failing (which would hide the node's verdict).
+int publish_mode(const std::vector<std::string>& args) {
+  std::string out, source, text;
+  Flags f;
+  f.values = {{"--publish", &out}, {"--from", &source}};
+  if (!parse_flags(args, f) || out.empty() || source.empty()) return usage();
+  if (Status st = read_input_file(source, &text); !st.ok()) {  // (a FIFO or device is refused, never read)
+    std::fprintf(stderr, "check_expected: %s\n", one_line(st.detail).c_str());
+    return 99;
+  }
+  return write_reports("check_expected", {{out, [&] { return text; }}}) ? 0 : 99;
+}
+
+// --md-text TEXT...: each word after the flag, whatever it looks like ("--x" too), as md_text writes it, one line
+// each: scripts/bug-report's Markdown of outside text, by the tools' one rule.
+int md_text_mode(const std::vector<std::string>& args) {
+  std::string out;
+  for (size_t i = 1; i < args.size(); ++i) out += md_text(args[i]) + "\n";
+  std::fputs(out.c_str(), stdout);
+  return 0;
+}
+
+// --md-fence FILE [--info WORD]: the file quoted in a fence no line of it can close (scripts/bug-report's quoted
+// outputs and files). Exit 99 where the file cannot be read (nothing printed).
+int md_fence_mode(const std::vector<std::string>& args) {
+  std::string path, info, text;
+  Flags f;
+  f.values = {{"--md-fence", &path}, {"--info", &info}};
+  if (!parse_flags(args, f) || path.empty()) return usage();
+  if (Status st = read_input_file(path, &text); !st.ok()) {  // (a FIFO or device is refused, never read)
+    std::fprintf(stderr, "check_expected: %s\n", one_line(st.detail).c_str());
+    return 99;
+  }
+  std::fputs(md_fence(text, info).c_str(), stdout);
+  return 0;
+}
+
 // The modes, by their first flag. A new mode is one line here and its function.
 struct Mode {
   const char* flag;
   int (*run)(const std::vector<std::string>& args);
 };
-const Mode kModes[] = {{"--record", record_mode},
-                       {"--cases", cases_mode},
-                       {"--report-md", report_mode},
-                       {"--bisect", bisect_mode},
-                       {"--health-line", health_line_mode}};
+const Mode kModes[] = {{"--record", record_mode},           {"--cases", cases_mode},
+                       {"--report-md", report_mode},        {"--bisect", bisect_mode},
+                       {"--health-line", health_line_mode}, {"--publish", publish_mode},
+                       {"--md-text", md_text_mode},         {"--md-fence", md_fence_mode}};
 
 }  // namespace
 

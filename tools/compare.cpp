@@ -1,6 +1,7 @@
 #include "compare.h"
 
 #include "harness/text.h"
+#include "input_file.h"
 
 namespace vmr_tools {
 
@@ -8,7 +9,7 @@ using namespace vmr;
 
 Status load_expected_table(const std::string& path, std::vector<ExpectedRow>* table) {
   std::string text;
-  if (!read_file(path, &text)) return {Verdict::Usage, "cannot read " + path};
+  if (Status read = read_input_file(path, &text); !read.ok()) return {Verdict::Usage, read.detail};
   Status st = parse_expected_table(text, table, path);
   if (!st.ok()) return {Verdict::Usage, st.detail};
   return Status::pass();

@@ -8,7 +8,9 @@
 #include "compare.h"
 #include "harness/json.h"
 #include "harness/text.h"
+#include "input_file.h"
 #include "junit.h"
+#include "markdown.h"
 #include "report.h"
 
 namespace vmr_tools {
@@ -56,14 +58,19 @@ Node load_node(const std::string& dir) {
   else if (!exists(dir + "/summary.json"))
     n.why = "no summary.json: its triage did not finish";
   if (exists(dir)) n.runs = read_runs(dir);
+  // Files the reader refused are the input's problems, never the node's: out of its runs, cells and problems.
+  for (const auto& r : n.runs)
+    if (r.refused) n.refused.push_back(r.error);
+  n.runs.erase(std::remove_if(n.runs.begin(), n.runs.end(), [](const Run& r) { return r.refused; }), n.runs.end());
   name_node(&n);
   // Its triage's own comparison: the rows the records cannot show (a launch that left none) and its table problems.
   if (n.why.empty()) {
     std::string text;
-    const std::string path = dir + "/summary.json";
-    Status st =
-        read_file(path, &text) ? read_summary_json(text, path, &n.summary) : Status::harness("cannot read " + path);
-    if (!st.ok()) {
+    const Status read = read_folder_file(dir, "summary.json", &text);
+    const Status st = read.ok() ? read_summary_json(text, dir + "/summary.json", &n.summary) : read;
+    if (read.verdict == Verdict::Usage) {
+      n.refused.push_back(read.detail);
+    } else if (!st.ok()) {
       n.summary = Summary{};
       n.problems.push_back("its triage's summary: " + one_line(st.detail));
     } else if (n.summary.problems > 0) {
@@ -110,18 +117,34 @@ bool make_names_unique(std::vector<Node>* nodes, std::string* twice) {
   }
 }
 
+// "F is given twice (it is E again)" for the folder F of `dirs` that names one E already named (by its real path:
+// "d/./n3", "d/n3/", a symlink to d/n3); "" where none does. Counted twice, a node would sway every majority it is in.
+// (Folders that are not there have no real path: make_names_unique tells those apart by the paths as given.)
+std::string folder_named_twice(const std::vector<std::string>& dirs) {
+  std::map<std::string, std::string> first;  // real path -> the folder as first given
+  for (const auto& dir : dirs) {
+    const std::string real = real_path(dir);
+    if (real.empty()) continue;
+    if (auto [it, added] = first.emplace(real, dir); !added)
+      return dir + " is given twice (it is " + it->second + " again)";
+  }
+  return "";
+}
+
 // Nodes Slurm gave the job (one name a line) that left no folder at all.
-bool add_unanswered(const std::string& nodes_file, const std::string& out, std::vector<Node>* nodes) {
+Status add_unanswered(const std::string& nodes_file, const std::string& out, std::vector<Node>* nodes) {
   std::string text;
-  if (!read_file(nodes_file, &text)) return false;
+  // Refused or unreadable alike: the report cannot say which nodes did not answer (exit 99, as fleet_report says).
+  if (Status st = read_input_file(nodes_file, &text, "the node list " + nodes_file); !st.ok())
+    return Status::harness(st.detail);
   for (auto line : split(text, '\n')) {
     std::string name(trim(line));
     if (name.empty()) continue;
     bool have = std::any_of(nodes->begin(), nodes->end(), [&](const Node& n) { return n.name == name; });
     if (!have)
-      nodes->push_back(Node{name, out + "/" + name, "no results folder (the node did not answer)", {}, {}, {}, {}});
+      nodes->push_back(Node{name, out + "/" + name, "no results folder (the node did not answer)", {}, {}, {}, {}, {}});
   }
-  return true;
+  return Status::pass();
 }
 
 // Facts every run of a node agrees on; identity keys are left out (they differ by definition).
@@ -303,15 +326,19 @@ std::string Majority::text() const {
 
 Status gather_nodes(const std::vector<std::string>& dirs, const std::string& nodes_file, const std::string& out,
                     std::vector<Node>* nodes) {
+  if (const std::string twice = folder_named_twice(dirs); !twice.empty())
+    return {Verdict::Usage, "the folder " + twice};
   for (const auto& dir : dirs) nodes->push_back(load_node(dir));
   std::string twice;
   if (!make_names_unique(nodes, &twice)) return {Verdict::Usage, "the folder " + twice + " is given twice"};
-  if (!nodes_file.empty() && !add_unanswered(nodes_file, out, nodes))
-    return Status::harness("cannot read the node list " + nodes_file);
+  if (!nodes_file.empty()) VMR_TRY(add_unanswered(nodes_file, out, nodes));
   std::sort(nodes->begin(), nodes->end(), [](const Node& a, const Node& b) { return a.name < b.name; });
   for (auto& n : *nodes) {
     agree_facts(&n);
-    if (!n.why.empty()) n.problems.clear();  // its records are not read into the report: not answering says it all
+    if (!n.why.empty()) {  // its records are not read into the report: not answering says it all
+      n.problems.clear();
+      n.refused.clear();
+    }
   }
   return Status::pass();
 }
@@ -319,6 +346,7 @@ Status gather_nodes(const std::vector<std::string>& dirs, const std::string& nod
 void analyse_fleet(const std::vector<ExpectedRow>& table, Report* r) {
   for (const auto& n : r->nodes) {
     r->problems += int(n.problems.size());
+    r->refused += int(n.refused.size());
     r->silent += !n.why.empty();
   }
   r->cells = make_cells(r->nodes, table, &r->cases);
@@ -335,6 +363,8 @@ std::string fleet_json(const Report& r) {
     if (!n.why.empty()) j.key("why").value(n.why);
     j.key("problems").begin_array();
     for (const auto& p : n.problems) j.value(p);
+    j.end_array().key("refused_files").begin_array();
+    for (const auto& p : n.refused) j.value(p);
     j.end_array().key("facts").begin_object();
     for (const auto& [k, v] : n.facts) j.key(k).value(v);
     j.end_object().end_object();
@@ -378,6 +408,11 @@ std::string fleet_json(const Report& r) {
 
 namespace {
 
+// ", 2 file(s) refused" where the reader refused some, else nothing (the counts line as it always was).
+std::string refused_count(const Report& r) {
+  return r.refused ? ", " + std::to_string(r.refused) + " file(s) refused" : "";
+}
+
 void md_table(std::ostringstream& md, const Report& r) {
   md << "| node |";
   for (const auto& c : r.cases) md << " " << md_text(c) << " |";
@@ -401,7 +436,7 @@ std::string fleet_md(const Report& r) {
   std::ostringstream md;
   md << "# vmem-repro fleet report\n\n"
      << r.nodes.size() << " node(s), " << r.silent << " did not answer, " << differences.size() << " difference(s), "
-     << r.problems << " problem(s).\n\n";
+     << r.problems << " problem(s)" << refused_count(r) << ".\n\n";
   md_table(md, r);
   if (r.silent) {
     md << "\n## Nodes that did not answer\n\n";
@@ -412,6 +447,12 @@ std::string fleet_md(const Report& r) {
     md << "\n## Problems\n\n";
     for (const auto& n : r.nodes)
       for (const auto& p : n.problems) md << "- " << md_text(n.name) << ": " << md_text(p) << "\n";
+  }
+  if (r.refused) {
+    md << "\n## Files refused\n\nNot records a triage writes: the report's input problems, not the nodes'. The "
+          "report leaves them out.\n\n";
+    for (const auto& n : r.nodes)
+      for (const auto& p : n.refused) md << "- " << md_text(n.name) << ": " << md_text(p) << "\n";
   }
   md << "\n## Differences\n\n";
   if (differences.empty()) md << "None: every answering node gives each case the majority's verdict, as expected.\n";
@@ -440,11 +481,14 @@ std::string fleet_md(const Report& r) {
 std::string fleet_console(const Report& r) {
   std::ostringstream os;
   os << "fleet: " << r.nodes.size() << " node(s), " << r.silent << " did not answer, " << r.differences.size()
-     << " difference(s), " << r.problems << " problem(s)\n";
+     << " difference(s), " << r.problems << " problem(s)" << refused_count(r) << "\n";
   for (const auto& n : r.nodes)
     if (!n.why.empty()) os << "  node " << one_line(n.name) << " did not answer: " << one_line(n.why) << "\n";
   for (const auto& n : r.nodes)
     for (const auto& p : n.problems) os << "  node " << one_line(n.name) << ": " << one_line(p) << "\n";
+  for (const auto& n : r.nodes)
+    for (const auto& p : n.refused)
+      os << "  input problem (not node " << one_line(n.name) << "'s): " << one_line(p) << "\n";
   for (const auto& d : r.differences) {
     std::vector<std::string> names;
     for (const auto& n : d.nodes) names.push_back(one_line(n));
@@ -462,6 +506,8 @@ std::string fleet_junit(const Report& r, const std::vector<ExpectedRow>& table) 
   std::vector<JunitSuite> suites;
   for (const auto& n : r.nodes) {
     JunitSuite suite{n.name, {}};
+    for (const auto& p : n.refused)  // an error (the suite's input), never a failure of the node
+      suite.cases.push_back({"fleet." + n.name, "input", JunitCase::Outcome::Error, p, ""});
     if (!n.why.empty()) {  // a node that did not answer is one error
       suite.cases.push_back({"fleet." + n.name, "answered", JunitCase::Outcome::Error, n.why, ""});
       suites.push_back(std::move(suite));

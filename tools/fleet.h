@@ -20,6 +20,8 @@ struct Node {
   std::map<std::string, std::string> facts;  // the facts every run of the node agrees on
   std::vector<std::string> problems;         // records it left that the report could not use, its table problems
   Summary summary;                           // its triage's own summary.json (no rows where it could not be read)
+  // Files of its folder the reader refused (tools/input_file.h): input problems, never the node's (in no cell).
+  std::vector<std::string> refused;
 };
 
 // One node's verdict over one case's runs: "PASS 56/56", "CRASH 3/56: 0->5, 2->5, 7->5".
@@ -55,15 +57,15 @@ struct Report {
   std::vector<Difference> differences;
   std::map<std::string, Majority> majority;                               // per case
   std::map<std::string, std::map<std::string, std::string>> other_facts;  // key -> node -> value
-  int silent = 0, problems = 0;
+  int silent = 0, problems = 0, refused = 0;
 };
 
 // "0->1" for a pair, "mesh 0-1-2" for a mesh run, "-" for none.
 std::string arrow(const std::string& pair);
 
 // The nodes of `dirs` (and of the node list `nodes_file`, where given: those without a folder did not answer),
-// named and sorted, each with the facts its runs agree on. Usage status naming the folder given twice; harness
-// status where the node list cannot be read.
+// named and sorted, each with the facts its runs agree on. Usage status naming the folder given twice (by its real
+// path: "d/./n3", "d/n3/" and a symlink to d/n3 are d/n3); harness status where the node list cannot be read.
 vmr::Status gather_nodes(const std::vector<std::string>& dirs, const std::string& nodes_file, const std::string& out,
                          std::vector<Node>* nodes);
 // Cells, majorities, differences and the facts that differ without a verdict change, over `r->nodes`. A node's
@@ -72,10 +74,10 @@ void analyse_fleet(const std::vector<vmr::ExpectedRow>& table, Report* r);
 
 std::string fleet_json(const Report& r);
 std::string fleet_md(const Report& r);
-// The console summary: counts, the nodes that did not answer, their problems, each difference.
+// The console summary: counts, the nodes that did not answer, their problems, the files refused, each difference.
 std::string fleet_console(const Report& r);
 // One testcase per case, pair and node: a failure for a record that could not be used or a verdict other than
-// expected/'s; a node that did not answer is one error.
+// expected/'s; a node that did not answer is one error, and so is each file of its folder that was refused.
 std::string fleet_junit(const Report& r, const std::vector<vmr::ExpectedRow>& table);
 
 }  // namespace vmr_tools

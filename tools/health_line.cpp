@@ -7,6 +7,7 @@
 
 #include "flags.h"
 #include "harness/text.h"
+#include "input_file.h"
 
 namespace vmr_tools {
 
@@ -251,8 +252,8 @@ int health_line_mode(const std::vector<std::string>& args) {
   std::string text, why;
   bool readable = false;
   if (run.overran.empty()) {
-    Status st = read_file(summary_path, &text) ? read_summary_json(text, summary_path, &s)
-                                               : Status::harness("cannot read " + summary_path);
+    Status st = read_input_file(summary_path, &text);
+    if (st.ok()) st = read_summary_json(text, summary_path, &s);
     readable = st.ok();
     why = st.detail;
   }

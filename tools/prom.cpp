@@ -27,18 +27,35 @@ std::string prom_outcome(int exit_code) {
   }
 }
 
-std::string prom_label_value(const std::string& s) {
+namespace {
+
+// Text for the text format, where a backslash starts an escape and only `escaped` (as \c) and newline (as \n) have
+// one. Any other control byte (CR, NUL, ESC, DEL) has no escape there (a "\r" is a parse error), yet raw it splits
+// a line for every line-based reader of the file or of /metrics, and a NUL ends a C string: it is written as the
+// reports write it (one_line's \xNN, text.h printable), with that backslash escaped, so the label reads back as the
+// four characters "\x0d", the same text report.md shows for the same name.
+std::string prom_text(const std::string& s, std::string_view escaped) {
   std::string out;
   for (char c : valid_utf8(s)) {
-    if (c == '\\' || c == '"') out += '\\';
     if (c == '\n') {
       out += "\\n";
-      continue;
+    } else if (escaped.find(c) != std::string_view::npos) {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      out += "\\" + printable(std::string_view(&c, 1));
+    } else {
+      out += c;
     }
-    out += c;
   }
   return out;
 }
+
+}  // namespace
+
+std::string prom_label_value(const std::string& s) { return prom_text(s, "\\\""); }
+
+std::string prom_help_text(const std::string& s) { return prom_text(s, "\\"); }
 
 // std::to_chars, not printf: a process that set LC_NUMERIC to a comma locale must still write "1.5".
 std::string prom_value(double v) {
@@ -69,7 +86,7 @@ struct Family {
   std::string text() {
     if (samples.empty()) return "";
     std::sort(samples.begin(), samples.end());
-    std::string out = std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " gauge\n";
+    std::string out = std::string("# HELP ") + name + " " + prom_help_text(help) + "\n# TYPE " + name + " gauge\n";
     for (const auto& [labels, value] : samples) out += name + labels + " " + value + "\n";
     return out;
   }

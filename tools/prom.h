@@ -5,7 +5,8 @@
 //
 // Every family is a gauge with one # HELP and one # TYPE line before its samples; families come in a fixed order,
 // the samples of each sorted by their labels, so two writes of one triage are the same bytes. A family without
-// samples is left out. Label values are valid UTF-8 with \ " and newline escaped; values are C-locale floats.
+// samples is left out. Label values and HELP texts are valid UTF-8 with their escapes (prom_label_value,
+// prom_help_text) and no raw control byte; values are C-locale floats.
 #pragma once
 
 #include <cstdint>
@@ -32,8 +33,13 @@ std::string prom_outcome(int exit_code);
 // in GB/s (as bytes/s) and ops/s; the triage's duration, exit code, outcome, finish time and row counts.
 std::string prom_textfile(const Summary& s, const std::vector<Run>& runs, const PromFacts& f);
 
-// A label value as the text format takes it: valid UTF-8 (else U+FFFD), then \ " and newline escaped.
+// A label value as the text format takes it: valid UTF-8 (else U+FFFD), \ " and newline escaped as \\ \" \n, and
+// any other control byte (which the format has no escape for) as the reports write it, \xNN, its backslash escaped:
+// CR reads back as the text "\x0d", never as a raw CR that splits the line for a line-based reader.
 std::string prom_label_value(const std::string& s);
+// A # HELP text as the text format takes it: the same, but only \ and newline are escaped there (a \" would be an
+// unknown escape), so a double quote stays as it is.
+std::string prom_help_text(const std::string& s);
 // A sample value as the text format takes it, in any locale: the shortest text that reads back exactly, NaN,
 // +Inf or -Inf.
 std::string prom_value(double v);

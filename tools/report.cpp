@@ -18,6 +18,7 @@
 #include "harness/scope_guard.h"
 #include "harness/text.h"
 #include "junit.h"
+#include "markdown.h"
 
 namespace vmr_tools {
 
@@ -85,14 +86,15 @@ std::string cell_of(const Grid& grid, const std::string& e, const std::string& i
 }
 
 void matrix_md(std::ostringstream& os, const std::string& name, const Grid& grid, const std::set<std::string>& devs) {
-  os << "\n#### " << name << "\n\n| exporter \\ importer |";
-  for (const auto& d : devs) os << " GPU " << d << " |";
+  os << "\n#### " << md_text(name) << "\n\n| exporter \\ importer |";
+  for (const auto& d : devs) os << " GPU " << md_text(d) << " |";
   os << "\n| --- |";
   for (size_t i = 0; i < devs.size(); ++i) os << " --- |";
   os << "\n";
   for (const auto& e : devs) {
-    os << "| GPU " + e + " |";
-    for (const auto& i : devs) os << " " << md_text(cell_of(grid, e, i)) << " |";
+    os << "| GPU " + md_text(e) + " |";
+    for (const auto& i : devs)  // (a run's cell is outside text; "-" and "not run" are this report's own words)
+      os << " " << (grid.count({e, i}) ? md_text(cell_of(grid, e, i)) : cell_of(grid, e, i)) << " |";
     os << "\n";
   }
 }
@@ -113,7 +115,12 @@ void matrix_text(std::ostringstream& os, const std::string& name, const Grid& gr
 }  // namespace
 
 bool points_to_threads(const Row& r) {
-  return !r.threads.empty() && (r.changed || r.observed == "FAIL" || r.observed == "CRASH" || r.observed == "HANG");
+  // Only what the node did points to a runtime's regression: a HARNESS or USAGE row (the suite broke: too few file
+  // descriptors, a bad option), an unreadable record ("?") or a planned run without one ("-") would blame ROCm's
+  // thread for the suite's own trouble, or for what nobody saw.
+  const auto v = verdict_from_name(r.observed);
+  if (r.threads.empty() || !v || is_suite_verdict(*v)) return false;
+  return r.changed || *v == Verdict::Fail || *v == Verdict::Crash || *v == Verdict::Hang;
 }
 
 bool some_gpu_case_ran(const std::vector<Row>& rows) {
@@ -189,10 +196,15 @@ std::string thread_lines(const Summary& s, bool markdown) {
   for (const auto& r : s.rows) {
     if (!points_to_threads(r)) continue;
     std::vector<std::string> shown;
+    // A label read back from a summary.json is a link only where it is a thread's label (owner/repo#N): any other
+    // text is text.
     for (const auto& t : split(r.threads, ','))
-      shown.push_back(markdown ? "[" + std::string(t) + "](" + thread_url(t) + ")" : std::string(t));
-    os << (markdown ? "- " : "  ") << r.name << (r.pair.empty() ? "" : " " + r.pair) << ": " << r.observed
-       << (r.changed ? " (CHANGED)" : "") << " -> " << join(shown, ", ") << "\n";
+      shown.push_back(!markdown            ? std::string(t)
+                      : is_thread_label(t) ? "[" + std::string(t) + "](" + thread_url(t) + ")"
+                                           : md_text(std::string(t)));
+    const auto text = [&](const std::string& v) { return markdown ? md_text(v) : v; };
+    os << (markdown ? "- " : "  ") << text(r.name) << (r.pair.empty() ? "" : " " + text(r.pair)) << ": "
+       << text(r.observed) << (r.changed ? " (CHANGED)" : "") << " -> " << join(shown, ", ") << "\n";
   }
   return os.str();
 }
@@ -235,8 +247,8 @@ std::string verdicts_md(const Summary& s) {
      << " table problems.\n\n| case | pair | expected | observed | result |\n"
      << "| --- | --- | --- | --- | --- |\n";
   for (const auto& r : s.rows)
-    md << "| " << r.name << " | " << (r.pair.empty() ? "-" : r.pair) << " | " << r.expected << " | " << r.observed
-       << " | " << md_text(r.result) << " |\n";
+    md << "| " << md_text(r.name) << " | " << (r.pair.empty() ? "-" : md_text(r.pair)) << " | " << md_text(r.expected)
+       << " | " << md_text(r.observed) << " | " << md_text(r.result) << " |\n";
   const std::string threads = thread_lines(s, true);
   if (!threads.empty()) md << "\n### Known regressions these rows point to\n\n" << threads;
   std::string m = matrices(s.rows, true);
@@ -267,10 +279,10 @@ std::string rows_junit(const std::vector<Row>& rows) {
 
 std::string triage_report_md(const TriageFacts& t, const Summary& s) {
   std::ostringstream md;
-  md << "# vmem-repro triage, " << one_line(t.when) << "\n\n- node: " << one_line(t.node) << "\n- "
-     << one_line(t.launches) << " launches in " << one_line(t.took) << " s (" << one_line(t.concurrency)
-     << "; modelled " << one_line(t.modelled) << " s)\n";
-  for (const auto& note : t.notes) md << "- backend " << one_line(note) << "\n";
+  md << "# vmem-repro triage, " << md_text(t.when) << "\n\n- node: " << md_text(t.node) << "\n- " << md_text(t.launches)
+     << " launches in " << md_text(t.took) << " s (" << md_text(t.concurrency) << "; modelled " << md_text(t.modelled)
+     << " s)\n";
+  for (const auto& note : t.notes) md << "- backend " << md_text(note) << "\n";
   md << "\n" << verdicts_md(s);
   return md.str();
 }
@@ -302,19 +314,21 @@ std::string failures_md(const std::vector<Run>& runs, const std::vector<Expected
   for (const auto& run : runs) {
     const Comparison c = compare_run(table, run);
     if (!reportable(run, c)) continue;
-    std::vector<std::string> threads;
-    for (const auto& t : case_policy(table, run.binary, run.case_name).threads())
-      threads.push_back("[" + t + "](" + thread_url(t) + ")");
-    os << "#### " << run.binary << "." << run.case_name << (run.pair.empty() ? "" : " on GPU pair " + run.pair) << ": "
-       << verdict_name(run.verdict) << " (expected " << c.expected() << ")\n\n"
-       << (threads.empty() ? "" : "Known regression this points to: " + join(threads, ", ") + "\n\n") << run.detail
-       << "\n\n```\n"
-       << run.command() << "\n```\n";
+    std::vector<std::string> threads;  // none for the suite's own verdict (points_to_threads says why)
+    if (!is_suite_verdict(run.verdict))
+      for (const auto& t : case_policy(table, run.binary, run.case_name).threads())
+        threads.push_back("[" + t + "](" + thread_url(t) + ")");
+    os << "#### " << md_text(run.binary + "." + run.case_name)
+       << (run.pair.empty() ? "" : " on GPU pair " + md_text(run.pair)) << ": " << verdict_name(run.verdict)
+       << " (expected " << md_text(c.expected()) << ")\n\n"
+       << (threads.empty() ? "" : "Known regression this points to: " + join(threads, ", ") + "\n\n")
+       << md_text(run.detail) << "\n\n"
+       << md_fence(one_line(run.command()));
     for (size_t r = 0; r < run.stderr_tails.size(); ++r) {
       if (run.stderr_tails[r].empty()) continue;
-      os << "\nrank " << r << ", last stderr lines:\n\n```\n";
-      for (const auto& line : run.stderr_tails[r]) os << line << "\n";
-      os << "```\n";
+      std::string lines;
+      for (const auto& line : run.stderr_tails[r]) lines += line + "\n";
+      os << "\nrank " << r << ", last stderr lines:\n\n" << md_fence(lines);
     }
     os << "\n";
   }
@@ -334,9 +348,9 @@ std::string gpus_md(const std::vector<Run>& runs) {
       auto pci = info.find("pci_bus_id");
       std::string key = id != info.end() ? id->second : pci != info.end() ? pci->second : "";
       if (key.empty() || !seen.insert(key).second) continue;
-      os << "- GPU " << (info.count("device") ? info.at("device") : "?") << ":";
+      os << "- GPU " << (info.count("device") ? md_text(info.at("device")) : "?") << ":";
       for (const char* k : kKeys)
-        if (auto it = info.find(k); it != info.end()) os << " " << k << "=" << it->second << ";";
+        if (auto it = info.find(k); it != info.end()) os << " " << md_text(k) << "=" << md_text(it->second) << ";";
       os << "\n";
     }
   return os.str();
@@ -368,15 +382,6 @@ std::string rocm_versions_md(const std::vector<Run>& runs) {
   std::string out;
   for (const auto& l : lines) out += l + "\n";
   return out;
-}
-
-std::string md_code(const std::string& s) {
-  const std::string t = one_line(s);
-  size_t longest = 0, run = 0;
-  for (char c : t) longest = std::max(longest, run = c == '`' ? run + 1 : 0);
-  const std::string fence(longest + 1, '`');
-  const std::string pad = !t.empty() && (t.front() == '`' || t.back() == '`') ? " " : "";
-  return fence + pad + t + pad + fence;
 }
 
 Status write_report(const std::string& path, std::string_view text) { return write_output_file(path, text); }

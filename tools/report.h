@@ -24,7 +24,8 @@ struct Row {
 };
 
 // Whether a row points a reader to its threads: it differs from the table, or the case failed (FAIL, CRASH, HANG)
-// even as expected, and the case names a thread.
+// even as expected, and the case names a thread; never where the observed verdict is none of the node's (HARNESS,
+// USAGE, an unreadable record, no record).
 bool points_to_threads(const Row& r);
 
 struct Summary {
@@ -80,8 +81,6 @@ std::string gpus_md(const std::vector<Run>& runs);
 std::string backends_ran(const std::vector<Run>& runs);
 // The ROCm versions the AMD runs reported, each once, as Markdown list items.
 std::string rocm_versions_md(const std::vector<Run>& runs);
-// A Markdown code span whose fence is longer than any run of backticks in the text (a backtick cannot end it).
-std::string md_code(const std::string& s);
 
 // Writes `text` to `path` through the suite's one writer (harness/output_file.h, as every binary's --json): a
 // regular file atomically, anything else (a symlink, /dev/full, /dev/stdout, a FIFO) in place, never replaced. Harness

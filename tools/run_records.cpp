@@ -4,35 +4,16 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include "harness/json.h"
 #include "harness/text.h"
+#include "input_file.h"
 
 namespace vmr_tools {
 
 using namespace vmr;
 
-bool read_file(const std::string& path, std::string* out) {
-  std::ifstream f(path);
-  if (!f) return false;
-  std::stringstream ss;
-  ss << f.rdbuf();
-  *out = ss.str();
-  return true;
-}
-
 std::string one_line(const std::string& s) { return valid_utf8(printable(s, 4000)); }
-
-std::string md_text(const std::string& s) {
-  std::string out;
-  for (char c : one_line(s)) {
-    if (c == '|') out += '\\';
-    out += c;
-  }
-  return out;
-}
 
 namespace {
 
@@ -77,13 +58,10 @@ Run case_run(const Run& launch, const JsonValue& c) {
 
 }  // namespace
 
-// The runs of one record: one per case (a launch may run several cases in one rank life).
-std::vector<Run> read_record(const std::string& dir, const std::string& file) {
+std::vector<Run> parse_record(const std::string& file, const std::string& text) {
   Run r;
   r.file = file;
-  std::string text;
   JsonValue run;
-  if (!read_file(dir + "/" + file, &text)) return {(r.error = "cannot read " + file, r)};
   Status st = parse_json(text, &run);
   const JsonValue* cases = run.get("cases");
   if (!st.ok() || !cases || cases->type != JsonValue::Array || cases->arr.empty())
@@ -108,16 +86,34 @@ std::vector<Run> read_record(const std::string& dir, const std::string& file) {
   return out;
 }
 
+std::vector<Run> read_record(const std::string& dir, const std::string& file) {
+  std::string text;
+  if (Status st = read_folder_file(dir, file, &text); !st.ok()) {
+    Run r;
+    r.file = file;
+    r.error = st.detail;
+    r.refused = st.verdict == Verdict::Usage;
+    return {r};
+  }
+  return parse_record(file, text);
+}
+
 std::vector<Run> read_runs(const std::string& dir) {
   std::vector<std::string> files;
-  if (DIR* d = ::opendir(dir.c_str())) {
-    while (dirent* e = ::readdir(d)) {
-      std::string name = e->d_name;
-      if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0 && name != "summary.json")
-        files.push_back(name);
-    }
-    ::closedir(d);
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) {  // never "no records": that would be every planned run's CHANGED, blamed on the node
+    Run r;
+    r.file = dir;
+    r.error = errno_text("cannot list the results folder " + dir);
+    r.refused = true;
+    return {r};
   }
+  while (dirent* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0 && name != "summary.json")
+      files.push_back(name);
+  }
+  ::closedir(d);
   std::sort(files.begin(), files.end());
   std::vector<Run> runs;
   for (const auto& f : files)
@@ -127,7 +123,18 @@ std::vector<Run> read_runs(const std::string& dir) {
 
 std::string xml_escape(const std::string& s) {
   std::string out;
-  for (char c : valid_utf8(printable(s, 2000))) {
+  const std::string text = valid_utf8(printable(s, 2000));
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    // U+FFFE and U+FFFF are well-formed UTF-8 but no XML 1.0 character (its Char production stops at U+FFFD): a
+    // parser refuses the whole file. They become U+FFFD as invalid bytes do. Everything else XML refuses is gone
+    // already: control bytes are \xNN (printable), surrogates and invalid bytes U+FFFD (valid_utf8).
+    if (text.compare(i, 2, "\xef\xbf") == 0 && i + 2 < text.size() &&
+        (text[i + 2] == '\xbe' || text[i + 2] == '\xbf')) {
+      out += "\xef\xbf\xbd";
+      i += 2;
+      continue;
+    }
     switch (c) {
       case '&':
         out += "&amp;";

@@ -16,14 +16,11 @@ namespace vmr_tools {
 using vmr::Facts;
 using vmr::Verdict;
 
-bool read_file(const std::string& path, std::string* out);
 // Outside text (folder and node names, case names, facts, reasons) made safe for a report: one line (control bytes
 // as \xNN, so a newline cannot forge a table row or a console line) and valid UTF-8 (else U+FFFD).
 std::string one_line(const std::string& s);
-// The same for Markdown, where a `|` would end a table cell (or start one in a heading a table follows): escaped.
-std::string md_text(const std::string& s);
 // Text for an XML attribute or element (JUnit reports): one line, control bytes escaped, valid UTF-8 (else U+FFFD:
-// the file says it is UTF-8), & < > " as entities.
+// the file says it is UTF-8) of XML 1.0 characters only (U+FFFE and U+FFFF as U+FFFD), & < > " as entities.
 std::string xml_escape(const std::string& s);
 
 // One run of one case, as its JSON record tells it.
@@ -36,6 +33,9 @@ struct Run {
   std::vector<std::map<std::string, std::string>> rank_info;
   std::vector<std::vector<std::string>> stderr_tails;  // per rank
   std::string error;                                   // the record could not be read
+  // The file was refused before it was read (not a regular file, a symlink out of its folder, too large; or the
+  // folder could not be listed): a problem of the input, never a verdict on the node that left it.
+  bool refused = false;
 
   // The command that reruns this case where it ran. Every '-' of the pair becomes ',': a mesh's "0-1-2" is
   // --devices 0,1,2 (the binary refuses "0,1-2" with exit 2).
@@ -46,9 +46,13 @@ struct Run {
   }
 };
 
-// The runs of one record: one per case (a launch may run several cases in one rank life).
+// The runs of the record `text` (of the file `file`): one per case (a launch may run several cases in one rank
+// life).
+std::vector<Run> parse_record(const std::string& file, const std::string& text);
+// The runs of the record `file` of the folder `dir` (read as tools/input_file.h's read_folder_file says).
 std::vector<Run> read_record(const std::string& dir, const std::string& file);
-// Every record (*.json but summary.json) of a results folder, in file name order.
+// Every record (*.json but summary.json) of a results folder, in file name order; a folder that cannot be listed is
+// one refused run naming it.
 std::vector<Run> read_runs(const std::string& dir);
 
 }  // namespace vmr_tools

@@ -10,6 +10,7 @@
 #include "case_list.h"
 #include "compare.h"
 #include "harness/text.h"
+#include "input_file.h"
 
 namespace vmr_tools {
 
@@ -38,7 +39,7 @@ Status read_manifest(const CheckInputs& in, Binaries* b, std::vector<std::string
   *list_paths = in.binaries;
   if (in.manifest.empty()) return Status::pass();
   std::string text;
-  if (!read_file(in.manifest, &text)) return Status::harness("cannot read --manifest " + in.manifest);
+  VMR_TRY(read_input_file(in.manifest, &text, "--manifest " + in.manifest));
   const std::string dir = in.manifest.substr(0, in.manifest.find_last_of('/') + 1);
   for (auto line : split(text, '\n')) {
     if (trim(line).empty() || line[0] == '#') continue;
@@ -64,7 +65,7 @@ Status read_manifest(const CheckInputs& in, Binaries* b, std::vector<std::string
 Status listing_of(const CheckInputs& in, const std::string& path, CaseList* list) {
   const std::string saved = in.lists + "/" + basename_of(path) + ".json";
   std::string text;
-  if (in.lists.empty() || !read_file(saved, &text)) return list_binary(path, list);
+  if (in.lists.empty() || !read_input_file(saved, &text).ok()) return list_binary(path, list);
   VMR_TRY(parse_case_list(text, list));
   if (list->binary != basename_of(path))
     return Status::harness(saved + " is the case list of " + list->binary + ", not of " + basename_of(path));
@@ -110,7 +111,7 @@ struct Plan {
 Status read_plan(const std::string& path, Plan* plan) {
   if (path.empty()) return Status::pass();
   std::string text;
-  if (!read_file(path, &text)) return Status::harness("cannot read --plan " + path);
+  VMR_TRY(read_input_file(path, &text, "--plan " + path));
   for (auto line : split(text, '\n')) {
     std::vector<std::string> words;
     for (auto w : split(trim(line), ' '))
@@ -220,7 +221,9 @@ Status run_check(const CheckInputs& in, const std::vector<ExpectedRow>& table, C
   std::set<std::string> covered;  // binary.case of every table row
   for (const auto& t : table) covered.insert(t.binary + "." + t.case_name);
   for (const auto& run : out->runs)
-    if (!run.error.empty())
+    if (run.refused)  // not a record the node left (a FIFO, a symlink out of the folder): the suite's input problem
+      problems.push_back("INPUT: " + one_line(run.error));
+    else if (!run.error.empty())
       out->summary.rows.push_back(unreadable_row(table, run));
     else if (!covered.count(run.binary + "." + run.case_name))
       out->summary.rows.push_back(uncovered_row(in, run));

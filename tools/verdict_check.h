@@ -32,6 +32,8 @@ struct Check {
 // Compares as above. Every record is in some row: one no table row covers is CHANGED ("no row for B.C in TABLE").
 // A binary the manifest says its build makes (toolchain "yes") that is not there is one "BUILD:" problem naming it
 // (a partial or failed build), never a problem per row: its rows are compared like any binary's that is not built.
+// A file of the results folder the reader refuses (tools/input_file.h: a FIFO, a symlink out of the folder, ...) is
+// one "INPUT:" problem naming it (a suite problem to the health check), never a row: the node did not leave it.
 // Harness status naming the input where --manifest or --plan cannot be read (exit 99).
 vmr::Status run_check(const CheckInputs& in, const std::vector<vmr::ExpectedRow>& table, Check* out);
 

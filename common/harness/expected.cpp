@@ -50,7 +50,7 @@ Status parse_verdict_cell(std::string_view cell, ExpectedRow* r) {
   std::string_view names = trim(cell.substr(0, tilde));
   for (auto name : split(names, '/')) {
     auto v = verdict_from_name(trim(name));
-    if (!v || *v == Verdict::Usage || *v == Verdict::Harness)
+    if (!v || is_suite_verdict(*v))
       return Status::fail("verdict must be PASS, FAIL, CRASH, HANG or SKIP (alternatives joined by '/'), not '" +
                           std::string(trim(name)) + "' in '" + std::string(cell) + "'");
     if (std::find(r->verdicts.begin(), r->verdicts.end(), *v) != r->verdicts.end())

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <set>
 
 #include "harness/text.h"
 
@@ -114,11 +115,13 @@ JsonWriter& JsonWriter::begin_object() {
   before_value();
   out_ += "{";
   first_.push_back(true);
+  keys_.emplace_back();
   return *this;
 }
 JsonWriter& JsonWriter::end_object() {
   out_ += "}";
   first_.pop_back();
+  keys_.pop_back();
   return *this;
 }
 JsonWriter& JsonWriter::begin_array() {
@@ -132,9 +135,18 @@ JsonWriter& JsonWriter::end_array() {
   first_.pop_back();
   return *this;
 }
+// The reader refuses an object with a key twice, so the writer never writes one: a key that repeats in its object
+// (a phase a rank ended twice, two names that differ only in invalid bytes, both U+FFFD once quoted) is written as
+// "KEY #2", "KEY #3": every value is kept and the record stays readable.
 JsonWriter& JsonWriter::key(std::string_view k) {
   before_value();
-  out_ += json_quote(k) + ":";
+  std::string quoted = json_quote(k);
+  if (!keys_.empty()) {
+    std::set<std::string>& seen = keys_.back();
+    for (int n = 2; seen.count(quoted); ++n) quoted = json_quote(std::string(k) + " #" + std::to_string(n));
+    seen.insert(quoted);
+  }
+  out_ += quoted + ":";
   after_key_ = true;
   return *this;
 }
@@ -183,7 +195,7 @@ class Parser {
   explicit Parser(std::string_view t) : t_(t) {}
 
   Status parse(JsonValue* out) {
-    if (!value(out, 0)) return err();
+    if (!value(out, 0)) return error_.empty() ? err() : Status::harness(error_);
     ws();
     if (i_ != t_.size()) return Status::harness("JSON: trailing data at offset " + std::to_string(i_));
     return Status::pass();
@@ -275,10 +287,18 @@ class Parser {
       ++i_;
       ws();
       if (i_ < t_.size() && t_[i_] == '}') return ++i_, true;
+      std::set<std::string> keys;
       for (;;) {
         ws();
+        const size_t key_at = i_;
         std::string k;
         if (!string(&k)) return false;
+        // Refused, not read: Python and jq take the last of two equal keys, a first-wins reader the first, so one
+        // record would say PASS to us and CRASH to everyone else.
+        if (!keys.insert(k).second) {
+          error_ = "JSON: duplicate key \"" + printable(k) + "\" at offset " + std::to_string(key_at);
+          return false;
+        }
         ws();
         if (i_ >= t_.size() || t_[i_++] != ':') return false;
         JsonValue child;
@@ -357,6 +377,7 @@ class Parser {
 
   std::string_view t_;
   size_t i_ = 0;
+  std::string error_;  // what refused a well-formed text (a duplicate key); empty: the offset of the malformed byte
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,7 +33,8 @@ class JsonWriter {
  private:
   void before_value();
   std::string out_;
-  std::vector<bool> first_;  // per open container: no element written yet
+  std::vector<bool> first_;                  // per open container: no element written yet
+  std::vector<std::set<std::string>> keys_;  // per open object: the keys written, quoted (none repeats)
   bool after_key_ = false;
 };
 
@@ -53,8 +55,9 @@ struct JsonValue {
   std::string get_string(std::string_view key, std::string fallback = {}) const;
 };
 
-// Refuses anything outside RFC 8259's grammar (NaN, "+1", "\x", raw control bytes, trailing data); every string it
-// gives (keys too) is valid UTF-8: invalid bytes and lone-surrogate escapes read as U+FFFD.
+// Refuses anything outside RFC 8259's grammar (NaN, "+1", "\x", raw control bytes, trailing data) and an object
+// with a key twice (naming it); every string it gives (keys too) is valid UTF-8: invalid bytes and lone-surrogate
+// escapes read as U+FFFD.
 Status parse_json(std::string_view text, JsonValue* out);
 
 }  // namespace vmr

@@ -19,6 +19,18 @@ std::string folder_of(const std::string& path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
+// Root follows no symlink that sits in a folder another user can write (not root's, or group/world-writable, sticky
+// /tmp included): whoever planted the link would choose the file root overwrites. The kernel's protected_symlinks
+// covers only sticky world-writable folders, and is off in many containers; a link in root's own folder (a
+// /dev/stdout, a link the admin made) is still written through.
+bool refuses_links_in(const std::string& folder) {
+  if (::geteuid() != 0) return false;
+  struct stat st {};
+  return ::stat(folder.c_str(), &st) != 0 || st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
+}
+
+const char kLinkRefused[] = "is a symlink in a folder other users can write: not followed as root";
+
 // True where `path` is there and is not a regular file: it is written through, never replaced.
 bool written_in_place(const std::string& path) {
   struct stat st {};
@@ -40,7 +52,13 @@ Status write_all(int fd, std::string_view text) {
 }
 
 Status write_in_place(const std::string& path, std::string_view text) {
-  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  // O_NOFOLLOW, not a check before: a link swapped in after the check is refused too.
+  const int no_follow = refuses_links_in(folder_of(path)) ? O_NOFOLLOW : 0;
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | no_follow, 0644));
+  struct stat st {};
+  // (ELOOP, or EACCES where the kernel refuses O_CREAT on another's link in a sticky folder)
+  if (!fd.valid() && no_follow && ::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode))
+    return Status::harness("cannot write " + path + ": it " + kLinkRefused);
   if (!fd.valid()) return cannot_write(path, "");
   if (!write_all(fd.get(), text).ok()) return cannot_write(path, "");
   if (::close(fd.release()) != 0) return cannot_write(path, "");
@@ -76,6 +94,7 @@ Status check_output_path(const std::string& path) {
   if (path.empty() || path.back() == '/') return refuse("names a directory, not a file");
   struct stat st {};
   if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {  // written in place: what it leads to counts
+    if (S_ISLNK(st.st_mode) && refuses_links_in(folder_of(path))) return refuse(kLinkRefused);
     struct stat target {};
     if (::stat(path.c_str(), &target) != 0) return Status::pass();  // a dangling symlink: its target is created
     if (S_ISDIR(target.st_mode))

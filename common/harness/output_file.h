@@ -4,7 +4,9 @@
 // path each write their own temporary file, the last rename wins whole, a reader never sees half a file, and a write
 // that fails leaves the old file whole. Anything else that is there (a symlink, a device such as /dev/stdout or
 // /dev/full, a FIFO) cannot be replaced by a rename without destroying it: it is written in place, through it. Any
-// write error is reported.
+// write error is reported. As root, a symlink in a folder another user can write (not root's, or group- or
+// world-writable: /tmp too) is never followed (O_NOFOLLOW): it is refused, as a usage error before a run and as a
+// write error after.
 #pragma once
 
 #include <string>

@@ -18,6 +18,8 @@ constexpr VerdictRow kRows[] = {
 };
 }  // namespace
 
+bool is_suite_verdict(Verdict v) { return v == Verdict::Usage || v == Verdict::Harness; }
+
 int case_summary_precedence(Verdict v) {
   switch (v) {
     case Verdict::Harness:

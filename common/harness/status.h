@@ -17,6 +17,9 @@ int exit_code(Verdict v);
 // names the wait the others were stuck in.)
 int case_summary_precedence(Verdict v);
 const char* verdict_name(Verdict v);  // "PASS", "FAIL", ...
+// USAGE and HARNESS: the suite's own verdicts (a bad command line, the harness broke), never what the node did; an
+// expected table cannot expect one, a bisect cannot judge one, and one points to no runtime's regression thread.
+bool is_suite_verdict(Verdict v);
 std::optional<Verdict> verdict_from_name(std::string_view name);
 
 struct [[nodiscard]] Status {

@@ -169,32 +169,79 @@ vmr_missing_binaries() {
   done
 }
 
+# The kernel command line. VMR_CMDLINE_FILE is a test seam: tests/redaction.sh names a fabricated command line
+# there (a real /proc/cmdline cannot be chosen); collect-env lists it among the VMR_ variables when it is set.
+vmr_cmdline() {
+  cat "${VMR_CMDLINE_FILE:-/proc/cmdline}" 2>/dev/null
+}
+
 # What a report meant for a public issue keeps of the kernel command line: the parameters that matter for P2P
 # (IOMMU mode, PCIe, the GPU drivers'); the rest can hold credentials and site details and is only counted.
+# Split on blanks by read, not by an unquoted $(...): a parameter holding * or ? is text, never a glob over the
+# working folder. What it keeps is not yet redacted (a path in nvidia.NVreg_TemporaryFilePath, a host in pci=...):
+# vmr_redact runs after it.
 vmr_p2p_cmdline() {
-  local kept=() dropped=0 p
-  for p in $(cat /proc/cmdline 2>/dev/null); do
+  local kept=() dropped=0 p params=()
+  read -r -d '' -a params < <(vmr_cmdline) || true  # (read meets the end of the text before a NUL: status 1)
+  for p in "${params[@]}"; do
     if [[ "$p" =~ ^(iommu|amd_iommu|intel_iommu|pci|pcie_[a-z_]+|amdgpu\.[a-z_]+|amdkfd\.[a-z_]+|nvidia\.[A-Za-z_]+|nvidia-drm\.[a-z_]+)(=|$) ]]; then
       kept+=("$p")
     else
       dropped=$((dropped + 1))
     fi
   done
-  printf '%s (%d other parameter(s) left out; --no-redact shows them)\n' "${kept[*]:-(no P2P-relevant parameters)}" "$dropped"
+  vmr_printable "${kept[*]:-(no P2P-relevant parameters)} ($dropped other parameter(s) left out; --no-redact shows them)"
 }
 
-# Filters text for a public issue: the host's names become <host>, home folders /home/<user>, and the user's name
-# <user> (not root's: "root" is also an ordinary word).
+# TEXT on one line, whatever it holds: its control characters (a newline among them) as \xNN, as the harness's
+# printable() (common/harness/text.cpp) writes a value, so a value cannot forge a line of its own. Byte by byte
+# (LC_ALL=C), as printable() goes.
+vmr_printable() {
+  local LC_ALL=C s=$1 out= c i
+  [[ "$s" == *[[:cntrl:]]* ]] || { printf '%s\n' "$s"; return; }
+  for ((i = 0; i < ${#s}; i++)); do
+    c=${s:i:1}
+    [[ "$c" == [[:cntrl:]] ]] && printf -v c '\\x%02x' "'$c"
+    out+=$c
+  done
+  printf '%s\n' "$out"
+}
+
+# The names of the users behind this run, one a line: the effective user (id -un), the one who ran sudo
+# (SUDO_USER), the login name (LOGNAME, USER, and logname: the owner of the session). Not root: "root" is also an
+# ordinary word and names no one. Not a name holding a control character: no login has one, and a forged value
+# with a newline would come out as two names (its pieces, "x" and "y", redacted wherever they are words).
+vmr_user_names() {
+  local name
+  for name in "$(id -un 2>/dev/null)" "${SUDO_USER-}" "${LOGNAME-}" "${USER-}" "$(logname 2>/dev/null)"; do
+    [ -n "$name" ] && [ "$name" != root ] && [[ "$name" != *[[:cntrl:]]* ]] && printf '%s\n' "$name"
+  done | sort -u
+}
+
+# TEXT as a sed -E pattern that matches it literally (and may sit between s/ and /): each character special to an
+# extended regular expression, and the slash, after a backslash.
+vmr_ere_literal() {
+  printf '%s' "$1" | sed 's/[][\.*^$/+?(){}|]/\\&/g'
+}
+
+# Filters text for a public issue: the host's names become <host>, home folders /home/<user>, and the names of
+# vmr_user_names <user>. A user name is replaced as a whole word (\b where it begins or ends with a letter, digit or
+# _), whatever its length: a name of one or two letters ("a", "ro") cannot be told from the same word in the text,
+# and a word lost to <user> costs a public issue less than a name let through, while whole-word keeps such a name
+# from eating its letters inside other words ("amdgpu", "error" stay). \b takes no character, so two names side by
+# side are both replaced.
 vmr_redact() {
-  local args=() name
+  local args=() name pre post
   for name in $(hostname -f 2>/dev/null) $(hostname -s 2>/dev/null) $(uname -n); do
-    [ ${#name} -ge 2 ] && args+=(-e "s/(^|[^A-Za-z0-9_.-])$(printf '%s' "$name" | sed 's/[.[\*^$/]/\\&/g')([^A-Za-z0-9_-]|$)/\1<host>\2/g")
+    [ ${#name} -ge 2 ] && args+=(-e "s/(^|[^A-Za-z0-9_.-])$(vmr_ere_literal "$name")([^A-Za-z0-9_-]|$)/\1<host>\2/g")
   done
   args+=(-e 's#/(home|Users)/[^/[:space:]"'"'"']+#/\1/<user>#g')
-  name=$(id -un 2>/dev/null)
-  if [ -n "$name" ] && [ "$name" != root ] && [ ${#name} -ge 3 ]; then
-    args+=(-e "s/(^|[^A-Za-z0-9_-])$(printf '%s' "$name" | sed 's/[.[\*^$/]/\\&/g')([^A-Za-z0-9_-]|$)/\1<user>\2/g")
-  fi
+  while IFS= read -r name; do
+    pre= post=
+    [[ "$name" == [A-Za-z0-9_]* ]] && pre='\b'
+    [[ "$name" == *[A-Za-z0-9_] ]] && post='\b'
+    args+=(-e "s/$pre$(vmr_ere_literal "$name")$post/<user>/g")
+  done < <(vmr_user_names)
   sed -E "${args[@]}"
 }
 
