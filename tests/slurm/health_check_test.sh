@@ -18,6 +18,10 @@ rm -rf "$work" && mkdir -p "$work"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 cluster=$work/cluster
 interval=5
+# Each check's own deadline. The waits below are upper bounds sized from it (they end as soon as their condition
+# holds): on a loaded 2-core CI machine three concurrent checks took 18 s each where an idle one takes 3.
+budget=60
+slack=$((budget + interval * 2))  # the longest one check (started just before a change) can take to see it
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
 # The HealthCheckProgram: one line per run in hc-<node>.log ("<start ms> <end ms> rc=<exit> PATH=set|unset <line>").
@@ -29,7 +33,7 @@ if [ -e "$work/\$node-fail" ] || { [ "\$node" = n2 ] && [ ! -e "$work/n2-healthy
   export VMR_FORCE_FAIL=repro_host_shm.atomics
 fi
 start=\$((\$(date +%s%N) / 1000000))
-line=\$("$repo/scripts/health-check" --drain --budget 20 2>>"$work/hc-\$node.err")
+line=\$("$repo/scripts/health-check" --drain --budget $budget 2>>"$work/hc-\$node.err")
 rc=\$?
 # (bash fills in a PATH of its own where none is given, but does not export it: env tells)
 path=\$(env | grep -q '^PATH=' && echo set || echo unset)
@@ -72,7 +76,7 @@ first_look=$(state_of n2)
 echo "n2 at the first look after the cluster came up: $first_look (its startup run: $(head -n 1 "$work/hc-n2.log" 2>/dev/null | cut -d' ' -f3))"
 
 # 1. n2 drained with the line as its reason; n1 and n3 stay idle over 2 periodic runs each.
-wait_for 30 drained n2 || fail "n2 was not drained: $(state_of n2); runs: $(cat "$work/hc-n2.log" "$work/hc-n2.err" 2>/dev/null)"
+wait_for $slack drained n2 || fail "n2 was not drained: $(state_of n2); runs: $(cat "$work/hc-n2.log" "$work/hc-n2.err" 2>/dev/null)"
 t_drained=$(now_ms)
 last_n2=$(grep ' rc=1 ' "$work/hc-n2.log" | tail -n 1 | cut -d' ' -f5-)
 [[ "$last_n2" == "vmem-repro: repro_host_shm.atomics FAIL "* ]] || fail "n2's health line: $last_n2"
@@ -80,7 +84,7 @@ last_n2=$(grep ' rc=1 ' "$work/hc-n2.log" | tail -n 1 | cut -d' ' -f5-)
 grep -q ' rc=1 PATH=unset ' "$work/hc-n2.log" || fail "slurmd gave the program a PATH after all: $(cat "$work/hc-n2.log")"
 echo "n2 drained $((t_drained - t_up)) ms after the cluster came up; Reason=$(reason_of n2)"
 for n in n1 n3; do
-  wait_for 30 runs_at_least "$n" 3 || fail "$n: fewer than 3 health checks in 30 s: $(cat "$work/hc-$n.log")"
+  wait_for $((slack * 3)) runs_at_least "$n" 3 || fail "$n: fewer than 3 health checks in $((slack * 3)) s: $(cat "$work/hc-$n.log")"
   undrained "$n" || fail "$n: $(state_of "$n") '$(reason_of "$n")'"
   grep -q ' rc=0 PATH=unset vmem-repro: OK, ' "$work/hc-$n.log" || fail "$n's runs: $(cat "$work/hc-$n.log")"
 done
@@ -89,7 +93,7 @@ echo "n1, n3 idle after $(runs_of n1), $(runs_of n3) health checks"
 # 2. n2 healthy again: the check resumes its own drain.
 touch "$work/n2-healthy"
 t_fixed=$(now_ms)
-wait_for $((interval * 4)) resumed n2 || fail "n2 was not resumed: $(state_of n2) '$(reason_of n2)'; $(tail -n 2 "$work/hc-n2.log")"
+wait_for $((slack * 2)) resumed n2 || fail "n2 was not resumed: $(state_of n2) '$(reason_of n2)'; $(tail -n 2 "$work/hc-n2.log")"
 t_resumed=$(now_ms)
 # (a resumed node reads IDLE+NOT_RESPONDING until slurmctld's next word with its slurmd: measured 0.2 s)
 wait_for 10 idle n2 || fail "n2 after resume: $(state_of n2) '$(reason_of n2)'"
@@ -103,7 +107,7 @@ trap 'kill "$job" 2>/dev/null; bash "$repo/tests/slurm/cluster.sh" down "$cluste
 wait_for 20 busy n2 || fail "the job did not start on n2: $(state_of n2)"
 t_busy=$(now_ms)
 r1=$(runs_of n1) r3=$(runs_of n3)
-wait_for $((interval * 5)) runs_at_least n1 $((r1 + 2)) && wait_for $((interval * 5)) runs_at_least n3 $((r3 + 2)) ||
+wait_for $((slack * 2)) runs_at_least n1 $((r1 + 2)) && wait_for $((slack * 2)) runs_at_least n3 $((r3 + 2)) ||
   fail "fewer than 2 more health checks on n1 and n3 while n2 ran a job"
 # (1 s of slack: a check slurmctld sent just before the job began may start after we saw the allocation)
 started_busy=$(awk -v t="$((t_busy + 1000))" '$1 > t' "$work/hc-n2.log" | wc -l)
@@ -112,7 +116,7 @@ scancel -w n2 >/dev/null 2>&1 || kill "$job" 2>/dev/null
 wait "$job" 2>/dev/null
 trap 'bash "$repo/tests/slurm/cluster.sh" down "$cluster"' EXIT
 t_done=$(now_ms)
-wait_for $((interval * 4)) sh -c "awk -v t=$t_done '\$1 > t' '$work/hc-n2.log' | grep -q ." ||
+wait_for $((slack * 2)) sh -c "awk -v t=$t_done '\$1 > t' '$work/hc-n2.log' | grep -q ." ||
   fail "no health check on n2 after its job ended: $(state_of n2)"
 echo "n2 ran a job for $((t_done - t_busy)) ms with no health check started; checked again after it"
 
@@ -121,7 +125,7 @@ scontrol update NodeName=n3 State=DRAIN Reason="maintenance" || fail "scontrol c
 touch "$work/n1-fail"
 scontrol update NodeName=n1 State=DRAIN Reason="maintenance" || fail "scontrol could not drain n1"
 r1=$(runs_of n1) r3=$(runs_of n3)
-wait_for $((interval * 5)) runs_at_least n1 $((r1 + 2)) && wait_for $((interval * 5)) runs_at_least n3 $((r3 + 2)) ||
+wait_for $((slack * 2)) runs_at_least n1 $((r1 + 2)) && wait_for $((slack * 2)) runs_at_least n3 $((r3 + 2)) ||
   fail "fewer than 2 more health checks on n1 and n3"
 for n in n1 n3; do
   drained "$n" && [ "$(reason_of "$n")" = maintenance ] || fail "$n's maintenance drain changed: $(state_of "$n") '$(reason_of "$n")'"
