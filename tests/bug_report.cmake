@@ -151,7 +151,7 @@ string(FIND "${report}" "vmr on ${host}" at_host)  # the host's name as planted 
 if(NOT at_home EQUAL -1 OR NOT at_host EQUAL -1)
   message(FATAL_ERROR "the default report must redact home folders and the host name (${host}):\n${report}")
 endif()
-expect_in("${report}" "Problem Description" "/home/<user>/vmr on <host>")
+expect_in("${report}" "Problem Description" "/home/{user}/vmr on {host}")
 execute_process(COMMAND ${CMAKE_COMMAND} -E env BUILD_DIR=${BUILD} ${SCRIPT} --no-redact ${c} RESULT_VARIABLE rc
                 OUTPUT_QUIET ERROR_VARIABLE err)
 file(READ ${c}/bug-report.md raw)

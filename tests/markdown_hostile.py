@@ -12,6 +12,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 
@@ -74,8 +75,10 @@ def bug_report(mode):
     info = {k: v(k) for k in ("device", "device_name", "gfx_arch", "pci_bus_id", "uuid", "xnack_enabled",
                               "kfd_hive_id", "rocm_release", "hip_version", "rocm_install", "hip_headers")}
     stderr = [v("stderr"), "```", "~~~", "````", "    indented"] if mode == "hostile" else ["stderr"] * 5
+    # (The detail also names a home folder and this host, inline text that the redaction replaces.)
+    detail = v("detail") + f" in /home/alice/vmr on {socket.gethostname()}"
     write_json(os.path.join(results, "repro_hip_vmem_pinned.atomics.0-1.json"),
-               record("repro_hip_vmem_pinned", "atomics", "CRASH", v("detail"), [0, 1], info=info, stderr=stderr))
+               record("repro_hip_vmem_pinned", "atomics", "CRASH", detail, [0, 1], info=info, stderr=stderr))
     write_json(os.path.join(results, "other.json"),
                record(v("binary"), v("case"), "FAIL", v("detail2"), [1, 0], stderr=[v("stderr2")]))
     # collect-env runs uname -a and rocminfo from PATH: stand-ins that print hostile text (the rest is the node's).
@@ -216,6 +219,12 @@ def check(name, make):
         wanted = value("hostile", label, without)
         if one_line(wanted) not in seen and wanted not in seen:
             fails.append(f"{name}: the text of field '{label}' is not in the rendered report as it was:\n{seen}")
+    # The redaction's placeholders are text a reader sees, wherever they stand (inline or fenced).
+    for placeholder in ("{host}", "{user}"):
+        for md, r, mode in ((template, t, "template"), (hostile, h, "hostile")):
+            if md.count(placeholder) != "".join(r.text).count(placeholder):
+                fails.append(f"{name} ({mode}): {md.count(placeholder)} {placeholder} in the Markdown, "
+                             f"{''.join(r.text).count(placeholder)} in the rendered text")
     print(f"{name}: {len(h.elements)} elements checked against its template's, {len(fields)} hostile fields")
 
 

@@ -11,7 +11,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 ok() { echo "ok: $*"; }
 host=$(uname -n)
 redacted_host=$host
-[ ${#host} -ge 2 ] && redacted_host='<host>'  # (vmr_redact leaves a one-letter host name alone)
+[ ${#host} -ge 2 ] && redacted_host='{host}'  # (vmr_redact leaves a one-letter host name alone)
 
 # 1. The kernel parameters kept for P2P are redacted like every other line: a home folder, the host's name. A bare
 # "*" is one parameter, never a glob over the working folder (which holds files here).
@@ -21,14 +21,14 @@ printf 'ro root=/dev/sda1 nvidia.NVreg_TemporaryFilePath=/home/alice/tmp pci=rea
 env -u USER -u LOGNAME -u CUDA_VISIBLE_DEVICES VMR_CMDLINE_FILE="$work/cmdline" SUDO_USER=q \
   HSA_PROBE="q quick q q qq a.query /srv/q/x q-1" HSA_FOO=$'x\nCUDA_VISIBLE_DEVICES=0,1' \
   "$repo/scripts/collect-env" >env.md 2>env.err || fail "collect-env exited $?: $(head -n 3 env.err)"
-want="kernel command line: nvidia.NVreg_TemporaryFilePath=/home/<user>/tmp pci=realloc,$redacted_host (4 other parameter(s) left out; --no-redact shows them)"
+want="kernel command line: nvidia.NVreg_TemporaryFilePath=/home/{user}/tmp pci=realloc,$redacted_host (4 other parameter(s) left out; --no-redact shows them)"
 got=$(grep '^kernel command line: ' env.md)
 [ "$got" = "$want" ] || fail "the kept kernel parameters are not redacted:
   got  $got
   want $want"
-ok "the kernel parameters kept are redacted (/home/<user>, <host>); '*' counted as one parameter"
+ok "the kernel parameters kept are redacted (/home/{user}, {host}); '*' counted as one parameter"
 got=$(grep '^HSA_PROBE=' env.md)
-[ "$got" = 'HSA_PROBE=<user> quick <user> <user> qq a.query /srv/<user>/x <user>-1' ] ||
+[ "$got" = 'HSA_PROBE={user} quick {user} {user} qq a.query /srv/{user}/x {user}-1' ] ||
   fail "SUDO_USER 'q' is not redacted as a whole word: $got"
 ok "SUDO_USER's one-letter name redacted wherever it is a word, and only there"
 grep -qx 'CUDA_VISIBLE_DEVICES=0,1' env.md && fail "a newline in HSA_FOO forged CUDA_VISIBLE_DEVICES=0,1"
@@ -41,7 +41,7 @@ for var in LOGNAME USER; do
   env -u USER -u LOGNAME -u SUDO_USER "$var=zq" VMR_CMDLINE_FILE="$work/cmdline" HSA_PROBE="zq zqx by zq." \
     "$repo/scripts/collect-env" >env-$var.md 2>&1 || fail "collect-env with $var exited $?"
   got=$(grep '^HSA_PROBE=' env-$var.md)
-  [ "$got" = 'HSA_PROBE=<user> zqx by <user>.' ] || fail "$var 'zq' is not redacted as a whole word: $got"
+  [ "$got" = 'HSA_PROBE={user} zqx by {user}.' ] || fail "$var 'zq' is not redacted as a whole word: $got"
 done
 env -u USER -u LOGNAME -u SUDO_USER LOGNAME=zq VMR_CMDLINE_FILE="$work/cmdline" HSA_PROBE="zq" \
   "$repo/scripts/collect-env" --no-redact >env-full.md 2>&1 || fail "collect-env --no-redact exited $?"
@@ -53,7 +53,7 @@ ok "LOGNAME's and USER's two-letter name redacted as whole words; --no-redact ke
 # holding a newline (no login has one: a forged variable) is passed over whole, not taken as two names ("x", "y").
 got=$(printf 'j.doe jxdoe a+b aab x y\n' | env -u USER -u LOGNAME SUDO_USER=j.doe USER=a+b LOGNAME=$'x\ny' \
   bash -c 'source "$1/scripts/lib/common.sh" && vmr_redact' _ "$repo" 2>&1)
-[ "$got" = '<user> jxdoe <user> aab x y' ] || fail "vmr_redact with names 'j.doe', 'a+b' and one with a newline: $got"
+[ "$got" = '{user} jxdoe {user} aab x y' ] || fail "vmr_redact with names 'j.doe', 'a+b' and one with a newline: $got"
 ok "user names with . and + redacted literally; a name with a newline passed over"
 
 # 4. Not root: the user's own name (id -un), with no login variable to give it away. As root, as nobody (from a
@@ -64,7 +64,7 @@ probe_user() {  # NAME SCRIPT [AS...]: runs SCRIPT (collect-env) through AS (run
   "$@" env -u USER -u LOGNAME -u SUDO_USER HSA_PROBE="by $name; /srv/$name/x" "$script" >env-user.md 2>&1 ||
     fail "collect-env as $name exited $?: $(tail -n 3 env-user.md)"
   got=$(grep '^HSA_PROBE=' env-user.md)
-  [ "$got" = 'HSA_PROBE=by <user>; /srv/<user>/x' ] || fail "the user's own name '$name' is not redacted: $got"
+  [ "$got" = 'HSA_PROBE=by {user}; /srv/{user}/x' ] || fail "the user's own name '$name' is not redacted: $got"
   grep -qw -- "$name" env-user.md && fail "'$name' is still in the report: $(grep -w -- "$name" env-user.md | head -n 3)"
   ok "as $name (not root): the user's own name redacted"
 }
@@ -83,7 +83,7 @@ results=$work/results
 mkdir -p "$results" && echo '{}' >"$results/summary.json"
 env -u USER -u LOGNAME SUDO_USER=q VMR_CMDLINE_FILE="$work/cmdline" HSA_PROBE="q quick" BUILD_DIR="$build" \
   "$repo/scripts/bug-report" "$results" >report.out 2>&1 || fail "bug-report exited $?: $(tail -n 3 report.out)"
-grep -qxF "$want" "$results/bug-report.md" && grep -qxF 'HSA_PROBE=<user> quick' "$results/bug-report.md" ||
+grep -qxF "$want" "$results/bug-report.md" && grep -qxF 'HSA_PROBE={user} quick' "$results/bug-report.md" ||
   fail "bug-report's environment is not redacted: $(grep -e '^kernel command' -e HSA_PROBE "$results/bug-report.md")"
 ok "bug-report's environment block: kernel parameters and SUDO_USER redacted"
 echo "redaction: every name and kept parameter redacted"

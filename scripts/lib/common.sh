@@ -30,7 +30,9 @@ vmr_need_packages() {
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     vmr_say "installing: ${missing[*]}"
     # Bounded: a node without network (many GPU nodes) answers with a failure, not a wait.
-    timeout 120 apt-get update -qq && DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y -qq ${VMR_APT_EXTRA-} "${missing[@]}" >/dev/null
+    # (DPkg::Lock::Timeout: another apt on the machine, e.g. unattended-upgrades, is waited for, not a failure.)
+    timeout 120 apt-get -o DPkg::Lock::Timeout=60 update -qq &&
+      DEBIAN_FRONTEND=noninteractive timeout 600 apt-get -o DPkg::Lock::Timeout=60 install -y -qq ${VMR_APT_EXTRA-} "${missing[@]}" >/dev/null
   else
     vmr_say "missing packages: ${missing[*]}"
     vmr_say "install them with: sudo apt-get install -y ${missing[*]}"
@@ -224,23 +226,24 @@ vmr_ere_literal() {
   printf '%s' "$1" | sed 's/[][\.*^$/+?(){}|]/\\&/g'
 }
 
-# Filters text for a public issue: the host's names become <host>, home folders /home/<user>, and the names of
-# vmr_user_names <user>. A user name is replaced as a whole word (\b where it begins or ends with a letter, digit or
+# Filters text for a public issue: the host's names become {host}, home folders /home/{user}, and the names of
+# vmr_user_names {user}. A user name is replaced as a whole word (\b where it begins or ends with a letter, digit or
 # _), whatever its length: a name of one or two letters ("a", "ro") cannot be told from the same word in the text,
-# and a word lost to <user> costs a public issue less than a name let through, while whole-word keeps such a name
+# and a word lost to {user} costs a public issue less than a name let through, while whole-word keeps such a name
 # from eating its letters inside other words ("amdgpu", "error" stay). \b takes no character, so two names side by
-# side are both replaced.
+# side are both replaced. The placeholders are in braces, which mean nothing to Markdown: <host> would be an HTML
+# tag to GitHub, which hides it ("on <host>" read "on ").
 vmr_redact() {
   local args=() name pre post
   for name in $(hostname -f 2>/dev/null) $(hostname -s 2>/dev/null) $(uname -n); do
-    [ ${#name} -ge 2 ] && args+=(-e "s/(^|[^A-Za-z0-9_.-])$(vmr_ere_literal "$name")([^A-Za-z0-9_-]|$)/\1<host>\2/g")
+    [ ${#name} -ge 2 ] && args+=(-e "s/(^|[^A-Za-z0-9_.-])$(vmr_ere_literal "$name")([^A-Za-z0-9_-]|$)/\1{host}\2/g")
   done
-  args+=(-e 's#/(home|Users)/[^/[:space:]"'"'"']+#/\1/<user>#g')
+  args+=(-e 's#/(home|Users)/[^/[:space:]"'"'"']+#/\1/{user}#g')
   while IFS= read -r name; do
     pre= post=
     [[ "$name" == [A-Za-z0-9_]* ]] && pre='\b'
     [[ "$name" == *[A-Za-z0-9_] ]] && post='\b'
-    args+=(-e "s/$pre$(vmr_ere_literal "$name")$post/<user>/g")
+    args+=(-e "s/$pre$(vmr_ere_literal "$name")$post/{user}/g")
   done < <(vmr_user_names)
   sed -E "${args[@]}"
 }
