@@ -219,12 +219,17 @@ def check(name, make):
         wanted = value("hostile", label, without)
         if one_line(wanted) not in seen and wanted not in seen:
             fails.append(f"{name}: the text of field '{label}' is not in the rendered report as it was:\n{seen}")
-    # The redaction's placeholders are text a reader sees, wherever they stand (inline or fenced).
-    for placeholder in ("{host}", "{user}"):
-        for md, r, mode in ((template, t, "template"), (hostile, h, "hostile")):
-            if md.count(placeholder) != "".join(r.text).count(placeholder):
-                fails.append(f"{name} ({mode}): {md.count(placeholder)} {placeholder} in the Markdown, "
-                             f"{''.join(r.text).count(placeholder)} in the rendered text")
+    # What the redaction put in place of a home folder's user and this host is text a reader sees (GitHub hides a
+    # placeholder that reads as an HTML tag), and neither name is left.
+    if name == "bug-report.md":
+        for mode, r in (("template", t), ("hostile", h)):
+            text = "".join(r.text)
+            for at in [m.start() for m in re.finditer("in /home/", text)] or [-1]:
+                m = re.compile(r"in /home/(\S+)/vmr on (\S+)").match(text, max(at, 0)) if at >= 0 else None
+                host = socket.gethostname()
+                if not m or m.group(1) == "alice" or (len(host) >= 2 and host in m.group(2)):
+                    fails.append(f"{name} ({mode}): the redacted 'in /home/alice/vmr on {host}' reads "
+                                 f"'{text[at:at + 40] if at >= 0 else '(nothing)'}' once rendered")
     print(f"{name}: {len(h.elements)} elements checked against its template's, {len(fields)} hostile fields")
 
 
