@@ -12,6 +12,8 @@
 #   8. the NHC check (scripts/nhc/vmem_repro.nhc) in a stand-in NHC: die 1 "<line>" on 1, passes on 0, 77 and 99
 #   9. a table problem and a binary missing from the build: exit 99, the node not judged, never drained
 #  10. the same crash twice: the same reason (no pid, no time), so the second leaves the drain alone
+#  11. one check at a time: while another holds the root's lock a check exits 99 at once, judging, draining and
+#      resuming nothing; once it is released checks run again
 #   usage: health_check.sh REPO BUILD_DIR WORK_DIR
 set -uo pipefail
 repo=$1 build=$2 work=$3
@@ -241,4 +243,21 @@ crash crash-again IDLE+DRAIN "$first"
 [ $rc = 1 ] && [ "$line" = "$first" ] || fail "the same crash again: exit $rc, line '$line', first '$first'"
 [ ! -s "$work/scontrol.log" ] || fail "the same crash drained again: $(cat "$work/scontrol.log")"
 echo "same failure, same reason: the drain is left as it is ($first)"
+# 11. A check still running (here: the test holding the lock as a check's processes do, through an open file of its
+#     own) keeps the next one out, on a node whose check would fail and drain.
+exec {held}>>"$work/health/lock" && flock -n "$held" || fail "the test could not take $work/health/lock"
+: >"$work/scontrol.log"
+before=$(find "$work/health" -mindepth 1 -maxdepth 1 -name 'health-*' | wc -l)
+t0=$(date +%s%N)
+run locked VMR_FAKE_GPUS=2 VMR_FORCE_FAIL=repro_host_shm.atomics PATH="$work/bin:$PATH" FAKE_STATE=IDLE FAKE_REASON= -- --drain --node n7
+ms=$((($(date +%s%N) - t0) / 1000000))
+[ $rc = 99 ] && [ "$line" = "vmem-repro: the health check could not run (another health check is still running here)" ] ||
+  fail "a check beside a running one: exit $rc: $line $(cat "$work/locked.err")"
+[ ! -s "$work/scontrol.log" ] || fail "a check beside a running one changed the node: $(cat "$work/scontrol.log")"
+[ "$(find "$work/health" -mindepth 1 -maxdepth 1 -name 'health-*' | wc -l)" = "$before" ] ||
+  fail "a check beside a running one made a folder: $(ls "$work/health")"
+exec {held}>&-
+run unlocked VMR_FAKE_GPUS=2 -- --budget 30
+[ $rc = 0 ] || fail "a check after the other ended: exit $rc: $line"
+echo "one check at a time: the second exited 99 in $ms ms and changed nothing; the next one ran"
 echo "health_check: all checks passed"
