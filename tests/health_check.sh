@@ -36,7 +36,10 @@ run() {
 changed_rows() { grep -o '"status":"CHANGED"' "$(sed -n 's/.*; results: //p' "$work/$1.err")/triage/summary.json" | wc -l; }
 
 # 1. Healthy.
+# (under umask 002, as many desktops set it: as root, a group-writable run folder would be refused by the triage)
+umask 002
 run healthy VMR_FAKE_GPUS=2 -- --budget 30 --prom "$work/healthy.prom"
+umask 022
 [ $rc = 0 ] || fail "healthy: exit $rc: $line"
 grep -qx 'vmem_repro_triage_outcome{outcome="as_expected"} 1' "$work/healthy.prom" &&
   grep -q '^vmem_repro_case_verdict{case="repro_host_shm.atomics",.*devices="1-1".*} 0$' "$work/healthy.prom" ||

@@ -10,6 +10,8 @@
 #   3. refused, nothing made inside: a group-writable root folder, a symlink, a folder under nobody's symlink
 #   4. scripts/triage as root under nobody's folder: exit 99, nothing written
 #   5. --json and a tool's output through a link nobody planted (their folder, a sticky one): refused, victim intact
+#   6. bug-report as root on nobody's results folder where nobody linked bug-report.md to a file of root's: 99, named,
+#      the file intact
 #   usage: root_writes.sh REPO BUILD_DIR WORK_DIR (exit 77 when not root or without runuser)
 set -uo pipefail
 repo=$1 build=$2 work=$3
@@ -123,4 +125,20 @@ ln -s "$work/victim-file" "$work/root-owned-link"
 "$build/bin/check_expected" --publish "$work/root-owned-link" --from "$work/first.out" &&
   [ "$(cat "$work/victim-file")" = "$(cat "$work/first.out")" ] || fail "root's own link in root's folder was not written through"
 echo "ok: links nobody planted are not followed as root (--json: 2, a tool's output: 99); root's own link is"
+# 6. bug-report as root on a finished triage's folder that nobody owns, its bug-report.md a link nobody planted.
+results=$work/nobodys/results
+BUILD_DIR=$build VMR_FAKE_GPUS=1 RESULTS_DIR=$work/own-results "$repo/scripts/triage" >"$work/own-triage.out" 2>&1 ||
+  fail "the triage for bug-report: $(tail -n 2 "$work/own-triage.out")"
+cp -r "$work/own-results" "$results" && chown -R nobody "$results"
+echo precious >"$work/victim-file"
+runuser -u nobody -- ln -s "$work/victim-file" "$results/bug-report.md"
+BUILD_DIR=$build "$repo/scripts/bug-report" "$results" >"$work/bug.out" 2>"$work/bug.err"
+rc=$?
+[ $rc = 99 ] && grep -q "it is a symlink in a folder other users can write" "$work/bug.err" ||
+  fail "bug-report through nobody's link: exit $rc: $(cat "$work/bug.out" "$work/bug.err" | tail -n 3)"
+[ "$(cat "$work/victim-file")" = precious ] && [ -L "$results/bug-report.md" ] || fail "bug-report followed or replaced nobody's link"
+rm "$results/bug-report.md"
+BUILD_DIR=$build "$repo/scripts/bug-report" "$results" >"$work/bug.out" 2>"$work/bug.err" && [ -f "$results/bug-report.md" ] ||
+  fail "bug-report on nobody's folder without the link: $(tail -n 3 "$work/bug.err")"
+echo "ok: bug-report as root does not follow nobody's link (99, named); without it, it writes its report"
 echo "root_writes: all checks passed"

@@ -32,21 +32,26 @@ echo "an unwritable --prom keeps a CHANGED node's 1; an unwritable --junit is 99
 # change nothing: the exit is the node's 0, no INCOMPLETE comes back, the last line is the verdict's.
 # (A background job starts with SIGINT ignored, which a shell cannot trap: env --default-signal gives it back.)
 try=0
-for sig_delay in "TERM 0" "TERM 0.01" "TERM 0.05" "TERM 0.2" "INT 0" "HUP 0.1"; do
-  read -r sig delay <<<"$sig_delay"
+# "group": the signal goes to the triage's whole process group (setsid makes it one), as timeout, Slurm and a
+# terminal send it, so the processes the triage runs after its report get it too.
+for sig_delay in "TERM 0" "TERM 0.01" "TERM 0.05" "TERM 0.2" "INT 0" "HUP 0.1" "TERM 0 group" "TERM 0.3 group" \
+  "HUP 0.05 group"; do
+  read -r sig delay to <<<"$sig_delay"
   try=$((try + 1))
-  VMR_TEST_PAUSE_AFTER_REPORT_S=0.6 RESULTS_DIR=$work/late$try env --default-signal=INT \
+  VMR_TEST_PAUSE_AFTER_REPORT_S=0.6 RESULTS_DIR=$work/late$try setsid env --default-signal=INT \
     BUILD_DIR="$build" VMR_FAKE_GPUS=1 "$repo/scripts/triage" >"$work/late$try.out" 2>&1 &
   pid=$!
+  target=$pid
+  [ "${to-}" = group ] && target=-$pid
   for _ in $(seq 3000); do [ -e "$work/late$try/report.md" ] || ! kill -0 $pid 2>/dev/null && break; sleep 0.01; done
   [ -e "$work/late$try/report.md" ] || { cat "$work/late$try.out"; fail "try $try: the triage wrote no report"; }
   sleep "$delay"
-  kill -"$sig" $pid 2>/dev/null || echo "try $try: the triage had ended before SIG$sig (${delay} s after report.md)"
+  kill -"$sig" -- $target 2>/dev/null || echo "try $try: the triage had ended before SIG$sig (${delay} s after report.md)"
   wait $pid
   rc=$?
   [ $rc = 0 ] && [ ! -e "$work/late$try/INCOMPLETE" ] &&
     tail -n 1 "$work/late$try.out" | grep -q '^triage: ALL AS EXPECTED (exit 0): ' ||
-    fail "SIG$sig ${delay} s after report.md: exit $rc, INCOMPLETE: $(cat "$work/late$try/INCOMPLETE" 2>/dev/null || echo none), last line: $(tail -n 1 "$work/late$try.out")"
+    fail "SIG$sig ${delay} s after report.md (to ${to:-the triage}): exit $rc, INCOMPLETE: $(cat "$work/late$try/INCOMPLETE" 2>/dev/null || echo none), last line: $(tail -n 1 "$work/late$try.out")"
 done
 echo "$try signals after report.md changed nothing"
 
