@@ -226,7 +226,10 @@ void separate(Difference* d, const std::vector<std::string>& odd, const std::vec
     static const std::map<std::string, std::string> none;
     return none;
   };
-  for (const auto& [k, val] : facts_of(odd[0])) {
+  for (const auto& fact : facts_of(odd[0])) {
+    // (named copies, not structured bindings: C++17 lambdas cannot capture those, which clang refuses)
+    const std::string& k = fact.first;
+    const std::string& val = fact.second;
     bool shared = std::all_of(odd.begin(), odd.end(), [&](const std::string& n) {
       auto f = facts_of(n);
       auto it = f.find(k);
