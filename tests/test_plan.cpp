@@ -50,6 +50,13 @@ BinaryAsk ask_of(int gpus, PairMode mode = PairMode::All, bool mesh = false) {
   return ask;
 }
 
+// `plan` has `launches` launches, the first written `first`, and the one note `note`.
+void expect_plan(const BinaryPlan& plan, size_t launches, const std::string& first, const std::string& note) {
+  ASSERT_EQ(plan.launches.size(), launches);
+  EXPECT_EQ(launch_line(plan.launches[0]), first);
+  EXPECT_EQ(plan.notes, std::vector<std::string>{note});
+}
+
 }  // namespace
 
 TEST(Plan, EveryOrderedPairOnceInRoundsThatShareNoGpu) {
@@ -93,13 +100,9 @@ TEST(Plan, TheDiagonalIsRoundZeroAndOnlyThere) {
 
 TEST(Plan, OneGpuIsItsSameGpuPairAlone) {
   for (PairMode mode : {PairMode::All, PairMode::Ring}) {
-    const BinaryPlan plan = plan_binary(ask_of(1, mode), 1);
-    ASSERT_EQ(plan.launches.size(), 1u);
-    EXPECT_EQ(launch_line(plan.launches[0]), "1 0 repro_x 0,0 read+atomics");
-    ASSERT_EQ(plan.notes.size(), 1u);
-    EXPECT_EQ(plan.notes[0],
-              "hip: 1 GPU: its same-GPU pair 0:0 (exporter and importer processes on GPU 0) is the whole triage, 2 "
-              "case(s) of repro_x");
+    expect_plan(plan_binary(ask_of(1, mode), 1), 1, "1 0 repro_x 0,0 read+atomics",
+                "hip: 1 GPU: its same-GPU pair 0:0 (exporter and importer processes on GPU 0) is the whole triage, 2 "
+                "case(s) of repro_x");
   }
 }
 
@@ -135,27 +138,22 @@ TEST(Plan, MoreThanEightGpusFallBackToTheRingAndSaySo) {
 
 TEST(Plan, ThePlanNumbersItsLaunchesAndSaysWhatItRuns) {
   const BinaryPlan plan = plan_binary(ask_of(3), 5);
-  ASSERT_EQ(plan.launches.size(), 9u);  // 3 same-GPU pairs and 6 ordered pairs
+  // 3 same-GPU pairs and 6 ordered pairs
+  expect_plan(plan, 9, "5 0 repro_x 0,0 read+atomics",
+              "hip: 3 GPUs, the diagonal (3 same-GPU pairs, one round) and 6 pair(s) (all) in 6 round(s) x 2 case(s) "
+              "of repro_x");
   for (size_t i = 0; i < plan.launches.size(); ++i) EXPECT_EQ(plan.launches[i].k, int(5 + i));
-  EXPECT_EQ(launch_line(plan.launches[0]), "5 0 repro_x 0,0 read+atomics");
-  ASSERT_EQ(plan.notes.size(), 1u);
-  EXPECT_EQ(plan.notes[0],
-            "hip: 3 GPUs, the diagonal (3 same-GPU pairs, one round) and 6 pair(s) (all) in 6 round(s) x 2 case(s) "
-            "of repro_x");
 }
 
 TEST(Plan, AHostBinaryOrABackendWithoutGpusRunsOnceWithoutDevices) {
   BinaryAsk host = ask_of(0);
   host.gpus.reset();
-  BinaryPlan plan = plan_binary(host, 1);
+  const BinaryPlan plan = plan_binary(host, 1);
   ASSERT_EQ(plan.launches.size(), 1u);
   EXPECT_EQ(launch_line(plan.launches[0]), "1 0 repro_x - read+atomics");
   EXPECT_TRUE(plan.notes.empty());
-  plan = plan_binary(ask_of(0), 2);
-  ASSERT_EQ(plan.launches.size(), 1u);
-  EXPECT_EQ(launch_line(plan.launches[0]), "2 0 repro_x - read+atomics");
-  ASSERT_EQ(plan.notes.size(), 1u);
-  EXPECT_EQ(plan.notes[0], "hip: no GPU visible; repro_x ran its 2 case(s) once to show why");
+  expect_plan(plan_binary(ask_of(0), 2), 1, "2 0 repro_x - read+atomics",
+              "hip: no GPU visible; repro_x ran its 2 case(s) once to show why");
 }
 
 TEST(Plan, PairsAreReadWholeEachOnceWithoutLeadingZeros) {
