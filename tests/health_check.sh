@@ -210,7 +210,7 @@ line=$(cat "$work/suite-table.out")
   fail "a table problem's line: $line"
 [ ! -s "$work/scontrol.log" ] || fail "a table problem drained the node: $(cat "$work/scontrol.log")"
 mkdir -p "$work/partial/bin"
-cp "$build/bin/check_expected" "$build/bin/repro_host_shm" "$work/partial/bin/"
+cp "$build/bin/check_expected" "$build/bin/triage_plan" "$build/bin/repro_host_shm" "$work/partial/bin/"
 grep -v '^repro_host_shm	' "$build/bin/manifest.txt" | sed 's/^\([a-z0-9_]*\)	\([a-z]*\)	[a-z]*	/\1	\2	no	/' >"$work/partial/bin/manifest.txt"
 grep '^repro_host_shm	' "$build/bin/manifest.txt" >>"$work/partial/bin/manifest.txt"
 printf 'repro_gone\thost\tyes\t-\trepro/gone.cpp\n' >>"$work/partial/bin/manifest.txt"

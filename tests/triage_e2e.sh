@@ -444,7 +444,7 @@ wait
 # fails, it stays out, as ONE problem naming it, never one per table row, and the note does not blame a toolchain.
 partial=$work/partial
 mkdir -p "$partial/bin" "$work/saved" "$work/fakecmake"
-cp "$build/bin/check_expected" "$partial/bin/" && cp "$build/bin/repro_host_shm" "$work/saved/"
+cp "$build/bin/check_expected" "$build/bin/triage_plan" "$partial/bin/" && cp "$build/bin/repro_host_shm" "$work/saved/"
 sed 's/^\([a-z0-9_]*\)\t\([a-z]*\)\t[a-z]*\t/\1\t\2\tno\t/; s/^\(repro_host_shm\t[a-z]*\t\)no\t/\1yes\t/' \
   "$build/bin/manifest.txt" >"$partial/bin/manifest.txt"
 : >"$partial/CMakeCache.txt"  # (configured already: vmr_build goes straight to cmake --build)

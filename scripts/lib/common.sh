@@ -103,7 +103,7 @@ vmr_build() {
 }
 
 # The single-file path: scripts/amalgamate's files, each built with its one compiler command where that compiler
-# is on PATH, and check_expected with the C++ compiler; writes $BUILD_DIR/bin/manifest.txt in CMake's columns, with
+# is on PATH, and check_expected and triage_plan with the C++ compiler; writes $BUILD_DIR/bin/manifest.txt in CMake's columns, with
 # toolchain "yes" where the compile succeeded (this build makes it).
 vmr_build_single_files() {
   local bin="$BUILD_DIR/bin" dist="$BUILD_DIR/dist" cxx name backend built defines sources cmd
@@ -144,6 +144,11 @@ vmr_build_single_files() {
   "$cxx" -std=c++17 -O2 -pthread -I"$VMR_ROOT/common" -I"$VMR_ROOT/tools" "$VMR_ROOT/tools/check_expected.cpp" "${tools[@]}" \
     "${harness[@]}" "$dist/expected_table.cpp" -o "$bin/check_expected" >&2 ||
     { vmr_say "building check_expected failed"; return 1; }
+  # triage_plan: the triage's planner, its library (the standard library's only) and the tools' flag parser.
+  local planner=()
+  for f in $(vmr_library_sources vmr_triage_plan); do planner+=("$VMR_ROOT/$f"); done
+  "$cxx" -std=c++17 -O2 -I"$VMR_ROOT/tools" "$VMR_ROOT/tools/triage_plan.cpp" "${planner[@]}" "$VMR_ROOT/tools/flags.cpp" \
+    -o "$bin/triage_plan" >&2 || { vmr_say "building triage_plan failed"; return 1; }
   mv "$bin/manifest.txt.new" "$bin/manifest.txt"
   VMR_BUILT_WITH=single-file
 }
