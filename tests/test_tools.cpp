@@ -310,7 +310,7 @@ TEST(Summary, ReadsBackAsWritten) {
   EXPECT_EQ(back.rows[4].observed, "?");
   EXPECT_EQ(back.rows[4].standing, Standing::Unreadable);
   EXPECT_EQ(back.node, s.node);
-  EXPECT_EQ(counts_text(back), "1 OK, 3 CHANGED, 1 not run");
+  EXPECT_EQ(counts_text(back), "1 OK, 3 CHANGED, 1 not run, 2 table problems");
 }
 
 // Every standing has one name in summary.json, read back as itself; no other name is one.

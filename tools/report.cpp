@@ -287,7 +287,7 @@ Status read_summary_json(std::string_view text, const std::string& source, Summa
 
 std::string counts_text(const Summary& s) {
   return std::to_string(s.ok) + " OK, " + std::to_string(s.changed) + " CHANGED, " + std::to_string(s.not_run) +
-         " not run";
+         " not run, " + std::to_string(s.problems) + " table problems";
 }
 
 namespace {
@@ -323,7 +323,7 @@ std::string console_table(const Summary& s) {
   };
   line("case", "pair", "expected", "observed", "result");
   for (const auto& r : s.rows) line(r.name, r.pair.empty() ? "-" : r.pair, r.expected, r.observed, r.result);
-  os << s.ok << " OK, " << s.changed << " CHANGED, " << s.not_run << " not run, " << s.problems << " table problems\n";
+  os << counts_text(s) << "\n";
   const std::string threads = thread_lines(s, false);
   if (!threads.empty()) os << "known regressions these rows point to:\n" << threads;
   return os.str();
@@ -346,8 +346,7 @@ std::string matrices(const std::vector<Row>& rows, bool markdown) {
 std::string verdicts_md(const Summary& s) {
   std::ostringstream md;
   md << "## Verdicts against expected/verdicts.md\n\n"
-     << s.ok << " OK, " << s.changed << " CHANGED, " << s.not_run << " not run, " << s.problems
-     << " table problems.\n\n| case | pair | expected | observed | result |\n"
+     << counts_text(s) << ".\n\n| case | pair | expected | observed | result |\n"
      << "| --- | --- | --- | --- | --- |\n";
   for (const auto& r : s.rows)
     md << "| " << md_text(r.name) << " | " << (r.pair.empty() ? "-" : md_text(r.pair)) << " | " << md_text(r.expected)

@@ -67,7 +67,8 @@ std::string summary_json(const Summary& s);
 // The Summary summary_json wrote. Harness status naming `source` in one line where the text is not such a summary
 // (another schema version is named: "... is vmem-repro-summary/1, not vmem-repro-summary/2").
 vmr::Status read_summary_json(std::string_view text, const std::string& source, Summary* s);
-// "3 OK, 1 CHANGED, 0 not run": the counts a script's closing line shows.
+// "3 OK, 1 CHANGED, 0 not run, 0 table problems": the counts line of the console table, report.md and a script's
+// closing line.
 std::string counts_text(const Summary& s);
 
 // The console table: case / pair / expected / observed / result, then the counts.
