@@ -71,6 +71,11 @@ expect_in("${report}" "Problem Description" "rank 1, last stderr lines:")
 expect_in("${report}" "Problem Description"
           "Known regression this points to: [iris#418](https://github.com/ROCm/iris/issues/418)")
 expect_in("${report}" "Problem Description" "${fault}")
+# The headline's counts come from the comparison's summary.json (check_expected --counts), never from a line of its
+# console text (which ends in the thread lines here).
+if(NOT report MATCHES "Summary against the suite's expected verdicts: 1 OK, 0 CHANGED, [0-9]+ not run, 0 table problems\n")
+  message(FATAL_ERROR "the report's headline does not carry the summary's counts:\n${report}")
+endif()
 expect_in("${report}" "Steps to Reproduce" "\n${bin}/repro_hip_vmem_pinned --case atomics --devices 0,1\n")
 # The minimal file first, inline, with its build and run lines for the GPUs that failed and what the suite observed.
 expect_in("${report}" "Steps to Reproduce" "#### 1. repro_hip_vmem_pinned.atomics: CRASH (expected CRASH/FAIL/PASS \\~Memory access fault")

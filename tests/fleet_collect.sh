@@ -36,7 +36,7 @@ record() {
 }
 # summary FOLDER PROBLEMS ROWS: the node's summary.json as check_expected writes it (ROWS: raw JSON row objects).
 summary() {
-  printf '{"schema":"vmem-repro-summary/1","ok":0,"changed":0,"not_run":0,"table_problems":%s,"problem_lines":[%s],"rows":[%s]}\n' \
+  printf '{"schema":"vmem-repro-summary/2","ok":0,"changed":0,"not_run":0,"table_problems":%s,"problem_lines":[%s],"node":{},"rows":[%s]}\n' \
     "$2" "$([ "$2" = 0 ] || echo '"TABLE: case repro_host_shm.new has no row in expected/verdicts.md"')" "$3" >"$1/summary.json"
 }
 healthy() { record "$1" "$2" repro_host_shm read PASS && record "$1" "$2" repro_host_shm atomics PASS; }
@@ -238,9 +238,9 @@ has "$work/help.out" "Exit: 0 every node answered and agrees"
 #    CHANGED row "-"): n2 differs, though its records match n1's. n3's triage found a table problem: a problem of
 #    n3. A summary that cannot be read is a problem too. No node at all is an error, never "every node agrees".
 for n in n1 n2 n3 n4; do healthy "$work/own/$n" $n; done
-summary "$work/own/n2" 0 '{"case":"repro_host_shm.atomics","pair":"1-0","expected":"PASS","observed":"-","result":"CHANGED: the planned run on GPUs 1-0 left no record in r","detail":"","metric":"","evidence":"e","status":"CHANGED"}'
+summary "$work/own/n2" 0 '{"name":"repro_host_shm.atomics","binary":"repro_host_shm","case":"atomics","gpus":[1,0],"observed":null,"standing":"missing_record","why_not_run":"","allowed":["PASS"],"reasons":[],"expected":"PASS","result":"CHANGED: the planned run on GPUs 1-0 left no record in r","detail":"","evidence":"e","issues":[],"metrics":[]}'
 summary "$work/own/n3" 1 ""
-echo '{"schema":"vmem-repro-summary/1"' >"$work/own/n4/summary.json"
+echo '{"schema":"vmem-repro-summary/2"' >"$work/own/n4/summary.json"
 collect own --junit "$work/own.xml" "$work/own"/*
 [ $rc = 1 ] || fail "a node's planned run without a record: exit $rc, want 1"
 has "$work/own.out" "fleet: 4 node(s), 0 did not answer, 1 difference(s), 2 problem(s)"

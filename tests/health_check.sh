@@ -33,7 +33,7 @@ run() {
   [ "$(wc -l <"$work/$name.out")" = 1 ] || fail "$name: stdout is not one line: $(cat "$work/$name.out")"
   line=$(cat "$work/$name.out")
 }
-changed_rows() { grep -o '"status":"CHANGED"' "$(sed -n 's/.*; results: //p' "$work/$1.err")/triage/summary.json" | wc -l; }
+changed_rows() { grep -oE '"standing":"(changed_verdict|changed_reason|no_row|missing_record|unreadable_record)"' "$(sed -n 's/.*; results: //p' "$work/$1.err")/triage/summary.json" | wc -l; }
 
 # 1. Healthy.
 # (under umask 002, as many desktops set it: as root, a group-writable run folder would be refused by the triage)

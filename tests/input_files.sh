@@ -40,7 +40,7 @@ record() {
 \"verdict\":\"$4\",\"environment\":{\"node\":\"$2\",\"host\":\"$2\",\"kernel\":\"Linux 6.1\"},\"cases\":[{\"case\":\"$3\",\
 \"verdict\":\"$4\",\"detail\":\"d\",\"metrics\":{},\"ranks\":[{\"info\":{},\"stderr_tail\":[]}]}]}" >"$1"
 }
-summary() { printf '{"schema":"vmem-repro-summary/1","ok":0,"changed":0,"not_run":0,"table_problems":0,"problem_lines":[],"rows":[]}\n' >"$1"; }
+summary() { printf '{"schema":"vmem-repro-summary/2","ok":0,"changed":0,"not_run":0,"table_problems":0,"problem_lines":[],"node":{},"rows":[]}\n' >"$1"; }
 
 # 1. A FIFO where a file is named: refused at once, one line naming it, each mode's exit code for an input it
 #    cannot read.

@@ -119,8 +119,8 @@ def fleet(mode):
         write_json(os.path.join(d, "odd.json"),
                    record(v("fbinary"), v("fcase"), "FAIL" if i == 1 else "PASS", "x", env=env, backend="host"))
         write_json(os.path.join(d, "summary.json"),
-                   {"schema": "vmem-repro-summary/1", "ok": 0, "changed": 0, "not_run": 0, "table_problems": 0,
-                    "problem_lines": [], "rows": []})
+                   {"schema": "vmem-repro-summary/2", "ok": 0, "changed": 0, "not_run": 0, "table_problems": 0,
+                    "problem_lines": [], "node": {}, "rows": []})
     with open(os.path.join(top, "n3", value(mode, "record", "/") + ".json"), "w") as f:
         f.write('{"schema":"vmem-repro-run/1","cases":[')
     out = os.path.join(top, "out")
@@ -140,23 +140,24 @@ def triage_report(mode):
     v = lambda label: value(mode, label)
     top = os.path.join(work, mode, "report")
     shutil.rmtree(top, ignore_errors=True)
-    # (A pair's '-' parts its GPUs: the hostile pair has none, so the matrix keeps the template's two GPUs.)
-    rows = [{"case": v("rcase"), "pair": value(mode, "rpair", "-") + "-" + value(mode, "rpair2", "-"),
-             "expected": v("expected"),
-             "observed": v("observed"), "result": v("result"), "detail": "d", "metric": v("metric"), "evidence": "e",
-             "threads": v("thread"), "status": "CHANGED"},
-            # (A row points to its threads only where it observed a verdict of the node's: the hostile "observed"
-            # above is none, so the hostile thread is also carried by a FAIL row.)
-            {"case": "tcase", "pair": "0-1", "expected": "PASS", "observed": "FAIL", "result": "CHANGED",
-             "detail": "d", "metric": "", "evidence": "e", "threads": v("thread"), "status": "CHANGED"}]
+    # (summary/2 holds a pair as GPU indices and the observed verdict as a name of one or null: neither is text a
+    # crafted summary can carry; every text field is hostile. A metric's unit reaches the matrix.)
+    def row(name, observed, standing):
+        return {"name": name, "binary": v("rbinary"), "case": v("rcasename"), "gpus": [0, 1], "observed": observed,
+                "standing": standing, "why_not_run": v("why"), "allowed": ["PASS"], "reasons": [v("reason")],
+                "expected": v("expected"), "result": v("result"), "detail": "d", "evidence": "e",
+                "issues": [v("thread")], "metrics": [{"name": v("mname"), "value": 1.5, "unit": v("metric")}]}
+    # (A row points to its issues only where it observed a verdict of the node's: the first observed none, so the
+    # hostile issue is also carried by a FAIL row.)
+    rows = [row(v("rcase"), None, "missing_record"), row("tcase", "FAIL", "changed_verdict")]
     write_json(os.path.join(top, "summary.json"),
-               {"schema": "vmem-repro-summary/1", "ok": 0, "changed": 2, "not_run": 0, "table_problems": 0,
-                "problem_lines": [], "rows": rows})
+               {"schema": "vmem-repro-summary/2", "ok": 0, "changed": 2, "not_run": 0, "table_problems": 0,
+                "problem_lines": [], "node": {v("nodefact"): v("nodevalue")}, "rows": rows})
     out = os.path.join(top, "report.md")
     run([os.path.join(build, "bin/check_expected"), "--report-md", out, "--summary", os.path.join(top, "summary.json"),
          "--launches", "1", "--took", "1", "--modelled", "1", "--concurrency", v("concurrency"),
          "--note", v("note")])
-    fields = ["rcase", ("rpair", "-"), ("rpair2", "-"), "expected", "observed", "result", "metric", "thread", "concurrency", "note"]
+    fields = ["rcase", "expected", "result", "metric", "thread", "concurrency", "note"]
     return open(out, encoding="utf-8").read(), fields
 
 

@@ -38,7 +38,7 @@ for i, r in enumerate(ranks):
 print("\n".join(problems) or "record_facts: the record carries the named variables, the node, each rank's own info")
 sys.exit(1 if problems else 0)
 PY
-summary='{"schema":"vmem-repro-summary/1","ok":1,"changed":0,"not_run":0,"table_problems":0,"problem_lines":[]'
+summary='{"schema":"vmem-repro-summary/2","ok":1,"changed":0,"not_run":0,"table_problems":0,"problem_lines":[],"node":{}'
 echo "$summary,\"rows\":[]}" >"$work/node-7/summary.json"
 "$build/bin/fleet_report" --table "$repo/expected/verdicts.md" --out "$work/fleet" "$work/node-7" \
   >"$work/fleet.out" 2>&1 ||

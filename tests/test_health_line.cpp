@@ -15,9 +15,8 @@ Row row(const std::string& name, const std::string& pair, const std::string& obs
   r.expected = "PASS";
   r.observed = observed;
   r.detail = detail;
-  r.changed = changed;
-  r.not_run = observed == "SKIP";
-  r.result = changed ? "CHANGED: " + detail : r.not_run ? "not run (skipped: " + detail + ")" : "OK";
+  r.standing = changed ? Standing::WrongVerdict : observed == "SKIP" ? Standing::NotRun : Standing::Ok;
+  r.result = changed ? "CHANGED: " + detail : r.not_run() ? "not run (skipped: " + detail + ")" : "OK";
   return r;
 }
 
@@ -52,10 +51,10 @@ TEST(HealthLine, AmongPairRowsTheFirstInSummaryOrder) {
 }
 
 TEST(HealthLine, SameGpuPairAndHostRow) {
-  EXPECT_EQ(pair_text("0-0"), "0->0");
-  EXPECT_EQ(pair_text("3-1"), "3->1");
-  EXPECT_EQ(pair_text("0-1-2"), "mesh 0-1-2");
-  EXPECT_EQ(pair_text(""), "");
+  EXPECT_EQ(pair_arrow(pair_of("0-0")), "0->0");
+  EXPECT_EQ(pair_arrow(pair_of("3-1")), "3->1");
+  EXPECT_EQ(pair_arrow(pair_of("0-1-2")), "mesh 0-1-2");
+  EXPECT_EQ(pair_arrow(pair_of("")), "");
   const Summary same = summary_of({row("repro_x.read", "0-0", "HANG", true)});
   EXPECT_EQ(judge_health(&same, "", exited(1)).line, "vmem-repro: repro_x.read HANG 0->0 (expected PASS)");
   const Summary host = summary_of({row("repro_host_shm.atomics", "", "FAIL", true, "forced")});
@@ -118,7 +117,7 @@ TEST(HealthLine, NothingRanNamesTheFirstSkipReason) {
 
 TEST(HealthLine, NothingRanWithoutASkipNamesTheFirstRowNotRun) {
   Row unbuilt = row("repro_cuda_vmm.read", "", "-", false);
-  unbuilt.not_run = true;
+  unbuilt.standing = Standing::NotRun;
   unbuilt.result = "not run (binary not built here)";
   const Summary s = summary_of({row("repro_host_shm.read", "", "PASS", false), unbuilt});
   EXPECT_EQ(judge_health(&s, "", exited(77)).line,

@@ -188,8 +188,7 @@ Row row(const std::string& name, const std::string& pair, const std::string& exp
   r.pair = pair;
   r.expected = expected;
   r.observed = observed;
-  r.changed = changed;
-  r.not_run = not_run;
+  r.standing = changed ? Standing::WrongVerdict : not_run ? Standing::NotRun : Standing::Ok;
   r.result = changed ? "CHANGED: ..." : not_run ? "not run (...)" : "OK";
   return r;
 }
@@ -273,7 +272,7 @@ TEST(Prom, EveryRowGivesOneVerdictSeriesWithItsExitCode) {
     EXPECT_EQ(v.labels["binary"], std::string(w.name).substr(0, 7));  // repro_x, repro_y
   }
   for (const Row& r : s.rows)
-    EXPECT_EQ(one(p, "vmem_repro_case_changed", {{"case", r.name}, {"devices", r.pair}}).value, r.changed ? 1 : 0)
+    EXPECT_EQ(one(p, "vmem_repro_case_changed", {{"case", r.name}, {"devices", r.pair}}).value, r.changed() ? 1 : 0)
         << r.name << " " << r.pair;
 }
 

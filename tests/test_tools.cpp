@@ -19,6 +19,24 @@ using namespace vmr_tools;
 
 namespace {
 
+// A row as check_expected makes it, of the fields the reports show.
+Row row_of(const std::string& name, const std::string& pair, const std::string& expected, const std::string& observed,
+           const std::string& result, const std::string& detail, const std::string& metric, const std::string& evidence,
+           Standing standing, const std::string& threads) {
+  Row r;
+  r.name = name;
+  r.pair = pair;
+  r.expected = expected;
+  r.observed = observed;
+  r.result = result;
+  r.detail = detail;
+  r.metric = metric;
+  r.evidence = evidence;
+  r.standing = standing;
+  r.threads = threads;
+  return r;
+}
+
 std::vector<ExpectedRow> table_of(const std::string& rows) {
   const std::string t =
       "| binary | case | condition | verdict | labels | evidence |\n| --- | --- | --- | --- | --- | --- |\n" + rows;
@@ -234,39 +252,91 @@ TEST(Bisect, ACommitIsBadIfAnyCaseIsEvenBesideOneThatCouldNotRun) {
 
 TEST(Summary, ReadsBackAsWritten) {
   Summary s;
-  s.rows.push_back(
-      {"repro_x.read", "0-1", "PASS", "PASS", "OK", "read exactly", "333.5 GB/s", "seed", false, false, "iris#418"});
-  s.rows.push_back({"repro_x.read", "1-0", "PASS", "FAIL", "CHANGED: 12 words | differ\nhere", "d", "", "e", true,
-                    false, "iris#418,openxla/xla#46576"});
-  s.rows.push_back(
-      {"repro_x.atomics", "", "CRASH", "SKIP", "not run (skipped: no GPU \xc3\xa9)", "", "", "", false, true, ""});
+  s.rows.push_back(row_of("repro_x.read", "0-1", "PASS", "PASS", "OK", "read exactly", "333.5 GB/s", "seed",
+                          Standing::Ok, "iris#418"));
+  s.rows.push_back(row_of("repro_x.read", "1-0", "PASS", "FAIL", "CHANGED: 12 words | differ\nhere", "d", "", "e",
+                          Standing::WrongVerdict, "iris#418,openxla/xla#46576"));
+  s.rows.push_back(row_of("repro_x.atomics", "", "CRASH", "SKIP", "not run (skipped: no GPU \xc3\xa9)", "", "", "",
+                          Standing::NotRun, ""));
+  s.rows[0].metrics = {{"read_gbps", 333.5, "GB/s"}, {"ops", 12, "ops/s"}};
+  s.rows[1].binary = "repro_x";
+  s.rows[1].case_name = "read";
+  s.rows[1].allowed = {Verdict::Crash, Verdict::Fail};
+  s.rows[1].reasons = {"Memory access fault", "quote \" and \\"};
+  s.rows[2].why_not_run = "skipped: no GPU \xc3\xa9";
+  Row lost = s.rows[1];
+  lost.observed = "-";
+  lost.standing = Standing::MissingRecord;
+  lost.pair = "2-3-4";
+  s.rows.push_back(lost);
+  Row unreadable;
+  unreadable.name = "repro_x.0-1.json";
+  unreadable.observed = "?";
+  unreadable.standing = Standing::Unreadable;
+  s.rows.push_back(unreadable);
   count_rows(&s);
   s.problems = 2;
   s.problem_lines = {"TABLE: case repro_x.new has no row in t.md", "BUILD: /b/bin/repro_y is not there"};
+  s.node = {{"rocm_release", "6.4.1"}, {"device_name", "AMD Instinct MI300X"}};
   Summary back;
   Status st = read_summary_json(summary_json(s), "summary.json", &back);
   ASSERT_TRUE(st.ok()) << st.detail;
   EXPECT_EQ(verdicts_md(back), verdicts_md(s));
   EXPECT_EQ(summary_json(back), summary_json(s));
   EXPECT_EQ(back.ok, 1);
-  EXPECT_EQ(back.changed, 1);
+  EXPECT_EQ(back.changed, 3);
   EXPECT_EQ(back.not_run, 1);
   EXPECT_EQ(back.problems, 2);
   EXPECT_EQ(back.problem_lines, s.problem_lines);  // what the health line names
-  EXPECT_TRUE(back.rows[1].changed);
-  EXPECT_TRUE(back.rows[2].not_run);
+  EXPECT_TRUE(back.rows[1].changed());
+  EXPECT_TRUE(back.rows[2].not_run());
   EXPECT_EQ(back.rows[1].threads, "iris#418,openxla/xla#46576");
+  // Typed, as written: the pair as GPU indices, the verdict or none, the standing, what was allowed, the metrics.
+  const std::string json = summary_json(s);
+  EXPECT_NE(json.find("\"gpus\":[1,0],\"observed\":\"FAIL\",\"standing\":\"changed_verdict\""), std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"gpus\":[2,3,4],\"observed\":null,\"standing\":\"missing_record\""), std::string::npos);
+  EXPECT_NE(json.find("\"gpus\":[],\"observed\":null,\"standing\":\"unreadable_record\""), std::string::npos);
+  EXPECT_NE(json.find("\"issues\":[\"iris#418\",\"openxla/xla#46576\"]"), std::string::npos);
+  EXPECT_NE(json.find("\"metrics\":[{\"name\":\"read_gbps\",\"value\":333.5,\"unit\":\"GB/s\"}"), std::string::npos);
+  EXPECT_EQ(back.rows[0].metric, "333.5 GB/s");
+  EXPECT_EQ(back.rows[1].allowed, s.rows[1].allowed);
+  EXPECT_EQ(back.rows[1].reasons, s.rows[1].reasons);
+  EXPECT_EQ(back.rows[1].binary + "." + back.rows[1].case_name, "repro_x.read");
+  EXPECT_EQ(back.rows[2].why_not_run, s.rows[2].why_not_run);
+  EXPECT_EQ(back.rows[3].observed, "-");
+  EXPECT_EQ(back.rows[3].standing, Standing::MissingRecord);
+  EXPECT_EQ(back.rows[3].pair, "2-3-4");
+  EXPECT_EQ(back.rows[4].observed, "?");
+  EXPECT_EQ(back.rows[4].standing, Standing::Unreadable);
+  EXPECT_EQ(back.node, s.node);
+  EXPECT_EQ(counts_text(back), "1 OK, 3 CHANGED, 1 not run, 2 table problems");
+}
+
+// Every standing has one name in summary.json, read back as itself; no other name is one.
+TEST(Summary, StandingNamesReadBack) {
+  for (Standing st : {Standing::Ok, Standing::NotRun, Standing::WrongVerdict, Standing::WrongReason, Standing::NoRow,
+                      Standing::Unreadable, Standing::MissingRecord}) {
+    Standing back = Standing::Ok;
+    ASSERT_TRUE(standing_from_name(standing_name(st), &back)) << standing_name(st);
+    EXPECT_EQ(back, st) << standing_name(st);
+  }
+  Standing none = Standing::Ok;
+  EXPECT_FALSE(standing_from_name("OK", &none));
+  EXPECT_FALSE(standing_from_name("", &none));
+  EXPECT_TRUE(standing_differs(Standing::MissingRecord));
+  EXPECT_FALSE(standing_differs(Standing::NotRun));
 }
 
 // A CHANGED or failing row names the threads of its case, with their addresses in report.md; a row that passes as
 // expected, or a case that names none, points nowhere.
 TEST(Summary, ChangedAndFailingRowsPointToTheirThreads) {
   Summary s;
-  s.rows.push_back({"repro_x.read", "0-1", "PASS", "PASS", "OK", "", "", "", false, false, "iris#418"});
-  s.rows.push_back({"repro_x.atomics", "0-1", "CRASH", "CRASH", "OK", "", "", "", false, false, "iris#418"});
-  s.rows.push_back({"repro_x.remap", "1-0", "PASS", "FAIL", "CHANGED: x", "", "", "", true, false,
-                    "rocm-systems#2667,openxla/xla#46576"});
-  s.rows.push_back({"repro_x.hole", "1-0", "PASS", "FAIL", "CHANGED: y", "", "", "", true, false, ""});
+  s.rows.push_back(row_of("repro_x.read", "0-1", "PASS", "PASS", "OK", "", "", "", Standing::Ok, "iris#418"));
+  s.rows.push_back(row_of("repro_x.atomics", "0-1", "CRASH", "CRASH", "OK", "", "", "", Standing::Ok, "iris#418"));
+  s.rows.push_back(row_of("repro_x.remap", "1-0", "PASS", "FAIL", "CHANGED: x", "", "", "", Standing::WrongVerdict,
+                          "rocm-systems#2667,openxla/xla#46576"));
+  s.rows.push_back(row_of("repro_x.hole", "1-0", "PASS", "FAIL", "CHANGED: y", "", "", "", Standing::WrongVerdict, ""));
   count_rows(&s);
   const std::string console = console_table(s), md = verdicts_md(s);
   EXPECT_EQ(console.substr(console.find("known regressions these rows point to:")),
@@ -286,8 +356,10 @@ TEST(Summary, ChangedAndFailingRowsPointToTheirThreads) {
 TEST(Summary, RowsOfTheSuitesOwnVerdictPointToNoThread) {
   Summary s;
   for (const char* seen : {"HARNESS", "USAGE", "?", "-"})
-    s.rows.push_back({"repro_x.atomics", "0-1", "CRASH", seen, "CHANGED: x", "", "", "", true, false, "iris#418"});
-  s.rows.push_back({"repro_x.atomics", "1-0", "CRASH", "FAIL", "CHANGED: y", "", "", "", true, false, "iris#418"});
+    s.rows.push_back(
+        row_of("repro_x.atomics", "0-1", "CRASH", seen, "CHANGED: x", "", "", "", Standing::WrongVerdict, "iris#418"));
+  s.rows.push_back(
+      row_of("repro_x.atomics", "1-0", "CRASH", "FAIL", "CHANGED: y", "", "", "", Standing::WrongVerdict, "iris#418"));
   count_rows(&s);
   const std::string console = console_table(s), md = verdicts_md(s);
   EXPECT_EQ(console.substr(console.find("known regressions these rows point to:")),
@@ -316,25 +388,36 @@ TEST(Expected, ThreadLabelsAreRepositoryHashNumber) {
 TEST(Summary, RefusesWhatIsNotOne) {
   Summary s;
   EXPECT_FALSE(read_summary_json("{}", "summary.json", &s).ok());
-  EXPECT_FALSE(read_summary_json("{\"schema\":\"vmem-repro-summary/1\",\"ok\":1", "summary.json", &s).ok());
+  EXPECT_FALSE(read_summary_json("{\"schema\":\"vmem-repro-summary/2\",\"ok\":1", "summary.json", &s).ok());
   const Status st = read_summary_json(
-      "{\"schema\":\"vmem-repro-summary/1\",\"ok\":1,\"changed\":0,\"not_run\":0,\"table_problems\":0,"
-      "\"rows\":[{\"case\":\"x.y\"}]}",
+      "{\"schema\":\"vmem-repro-summary/2\",\"ok\":1,\"changed\":0,\"not_run\":0,\"table_problems\":0,"
+      "\"problem_lines\":[],\"node\":{},\"rows\":[{\"case\":\"x.y\"}]}",
       "s.json", &s);
   EXPECT_FALSE(st.ok());
   EXPECT_NE(st.detail.find("s.json"), std::string::npos) << st.detail;
+  // Another version of the summary (the last one's, or a later one's) is named, in one line.
+  for (const char* version : {"vmem-repro-summary/1", "vmem-repro-summary/3"}) {
+    Summary old;
+    const Status refused = read_summary_json(
+        std::string("{\"schema\":\"") + version +
+            "\",\"ok\":0,\"changed\":0,\"not_run\":0,\"table_problems\":0,\"problem_lines\":[],\"rows\":[]}",
+        "old.json", &old);
+    EXPECT_EQ(refused.detail, std::string("old.json is ") + version +
+                                  ", not vmem-repro-summary/2: a summary of another version of the tools (run the "
+                                  "triage again)");
+  }
 }
 
 // The diagonal of a matrix is the same-GPU pair: its run fills the cell; a mesh fills every cell but the diagonal,
 // which then reads "-" as does a diagonal no run reached; a pair of two GPUs without a run reads "not run".
 TEST(Matrix, TheDiagonalShowsTheSameGpuRunAndAMeshLeavesItEmpty) {
   std::vector<Row> rows;
-  rows.push_back({"repro_x.read", "0-0", "PASS", "FAIL", "CHANGED: x", "", "", "", true, false, ""});
-  rows.push_back({"repro_x.read", "0-1", "PASS", "PASS", "OK", "", "", "", false, false, ""});
+  rows.push_back(row_of("repro_x.read", "0-0", "PASS", "FAIL", "CHANGED: x", "", "", "", Standing::WrongVerdict, ""));
+  rows.push_back(row_of("repro_x.read", "0-1", "PASS", "PASS", "OK", "", "", "", Standing::Ok, ""));
   const std::string text = matrices(rows, true);
   EXPECT_NE(text.find("| GPU 0 | FAIL (CHANGED) | PASS |"), std::string::npos) << text;
   EXPECT_NE(text.find("| GPU 1 | not run | - |"), std::string::npos) << text;
-  std::vector<Row> mesh = {{"repro_x.read", "0-1-2", "PASS", "PASS", "OK", "", "", "", false, false, ""}};
+  std::vector<Row> mesh = {row_of("repro_x.read", "0-1-2", "PASS", "PASS", "OK", "", "", "", Standing::Ok, "")};
   const std::string m = matrices(mesh, true);
   EXPECT_NE(m.find("| GPU 1 | PASS (mesh) | - | PASS (mesh) |"), std::string::npos) << m;
 }
@@ -343,11 +426,12 @@ TEST(Matrix, TheDiagonalShowsTheSameGpuRunAndAMeshLeavesItEmpty) {
 // row that ran does, CHANGED or not.
 TEST(Summary, SomeGpuCaseRanOnlyWhereAPairRanToAVerdict) {
   std::vector<Row> rows;
-  rows.push_back({"repro_host.read", "", "PASS", "PASS", "OK", "", "", "", false, false, ""});
-  rows.push_back({"repro_x.read", "", "PASS", "SKIP", "not run (skipped: no GPU)", "", "", "", false, true, ""});
-  rows.push_back({"repro_x.read", "0-1", "PASS", "SKIP", "not run (skipped)", "", "", "", false, true, ""});
+  rows.push_back(row_of("repro_host.read", "", "PASS", "PASS", "OK", "", "", "", Standing::Ok, ""));
+  rows.push_back(
+      row_of("repro_x.read", "", "PASS", "SKIP", "not run (skipped: no GPU)", "", "", "", Standing::NotRun, ""));
+  rows.push_back(row_of("repro_x.read", "0-1", "PASS", "SKIP", "not run (skipped)", "", "", "", Standing::NotRun, ""));
   EXPECT_FALSE(some_gpu_case_ran(rows));
-  rows.push_back({"repro_x.read", "0-0", "PASS", "FAIL", "CHANGED: x", "", "", "", true, false, ""});
+  rows.push_back(row_of("repro_x.read", "0-0", "PASS", "FAIL", "CHANGED: x", "", "", "", Standing::WrongVerdict, ""));
   EXPECT_TRUE(some_gpu_case_ran(rows));
 }
 
@@ -411,4 +495,38 @@ TEST(RunRecords, ARunCarriesTheEnvironmentAndRankZerosFactsOfItsOwnCase) {
             (std::map<std::string, std::string>{{"gfx_arch", "gfx90a"}, {"device", "1"}, {"peer_only", "yes"}}));
   EXPECT_EQ(runs[0].stderr_tails, (std::vector<std::vector<std::string>>{{"r0"}, {"r1a", "r1b"}}));
   EXPECT_EQ(runs[1].command(), "repro_x --case atomics --devices 0,1");
+}
+
+// Every spelling of a pair the suite and its readers use is one Pair, and each format is one spelling.
+TEST(Pair, EverySpellingParsesToOnePair) {
+  for (const char* text : {"0-1", "0,1", "0:1", "0->1", "GPU 0 -> GPU 1"}) {
+    Pair p;
+    ASSERT_TRUE(parse_pair(text, &p).ok()) << text;
+    EXPECT_EQ(p.gpus, (std::vector<int>{0, 1})) << text;
+  }
+  Pair mesh;
+  ASSERT_TRUE(parse_pair("3-1-12", &mesh).ok());
+  EXPECT_EQ(mesh.gpus, (std::vector<int>{3, 1, 12}));
+  EXPECT_EQ(pair_key(mesh), "3-1-12");
+  EXPECT_EQ(pair_devices(mesh), "3,1,12");
+  EXPECT_EQ(pair_arrow(mesh), "mesh 3-1-12");
+  const Pair same = pair_of("GPU 2 -> GPU 2");
+  EXPECT_EQ(pair_key(same), "2-2");
+  EXPECT_EQ(pair_devices(same), "2,2");
+  EXPECT_EQ(pair_arrow(same), "2->2");
+  Pair none;
+  EXPECT_TRUE(parse_pair("", &none).ok());
+  EXPECT_TRUE(none.empty());
+  EXPECT_EQ(pair_key(none) + pair_devices(none) + pair_arrow(none), "");
+}
+
+TEST(Pair, BadTextIsOneUsageError) {
+  for (const char* text : {"0", "0-", "-1", "0--1", "a-b", "0-1,2", "0;1", "0- 1x", "GPU", "99999999999-0"}) {
+    Pair p{{7}};
+    const Status st = parse_pair(text, &p);
+    EXPECT_EQ(st.verdict, Verdict::Usage) << text;
+    EXPECT_NE(st.detail.find("is not a GPU pair"), std::string::npos) << text;
+    EXPECT_TRUE(p.empty()) << text;
+    EXPECT_TRUE(pair_of(text).empty()) << text;
+  }
 }

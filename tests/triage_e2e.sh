@@ -480,4 +480,9 @@ rc=$?
 grep -q '^backend host: repro_host_shm is missing from the build though its toolchain works' "$work/unbuilt.out" ||
   fail "the note: $(grep '^backend host' "$work/unbuilt.out")"
 echo "a missing binary: built again; where the build fails, one problem naming it"
-echo "triage end to end: all checks passed"
+# Every summary these triages wrote follows the published schema (a real validator: python3-jsonschema).
+mapfile -t summaries < <(find "$work" -name summary.json)
+[ ${#summaries[@]} -ge 3 ] || fail "only ${#summaries[@]} summary.json written"
+/usr/bin/python3 "$repo/tests/validate_summary.py" "$repo/schemas/vmem-repro-summary-2.schema.json" "${summaries[@]}" ||
+  fail "a triage's summary.json does not follow schemas/vmem-repro-summary-2.schema.json (above)"
+echo "triage end to end: all checks passed (${#summaries[@]} summaries valid)"

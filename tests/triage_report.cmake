@@ -24,8 +24,14 @@ foreach(want "repro_cuda_vmm.read +0-1 +PASS +PASS +OK" "repro_cuda_vmm.read +1-
     message(FATAL_ERROR "output lacks '${want}'")
   endif()
 endforeach()
+execute_process(COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/validate_summary.py
+                        ${CMAKE_CURRENT_LIST_DIR}/../schemas/vmem-repro-summary-2.schema.json ${WORK}/summary.json
+                RESULT_VARIABLE valid OUTPUT_VARIABLE why)
+if(NOT valid EQUAL 0)
+  message(FATAL_ERROR "summary.json does not follow schemas/vmem-repro-summary-2.schema.json: ${why}")
+endif()
 file(READ ${WORK}/summary.json summary)
-if(NOT summary MATCHES "\"ok\":1,\"changed\":1" OR NOT summary MATCHES "\"pair\":\"1-0\"")
+if(NOT summary MATCHES "\"ok\":1,\"changed\":1" OR NOT summary MATCHES "\"gpus\":\\[1,0\\],\"observed\":\"FAIL\",\"standing\":\"changed_verdict\"")
   message(FATAL_ERROR "summary.json does not count 1 OK and 1 CHANGED: ${summary}")
 endif()
 file(READ ${WORK}/report.md report)

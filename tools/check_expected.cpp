@@ -51,6 +51,7 @@ const char kSynopsis[] =
     "       check_expected --bisect expected|pass --results DIR [--table FILE] --case BINARY.CASE...\n"
     "       check_expected --health-line [--summary SUMMARY.json] [--exit N] [--took S] [--overran B] "
     "[--require-gpu]\n"
+    "       check_expected --counts SUMMARY.json\n"
     "       check_expected --publish FILE --from SOURCE\n"
     "       check_expected --md-text TEXT...\n"
     "       check_expected --md-fence FILE [--info WORD]\n";
@@ -71,6 +72,8 @@ const char kModeHelp[] =
     "               `bisect: good|bad|skip ...`; exit 0 good, 1 bad, 125 skip (git bisect's codes)\n"
     "  --health-line scripts/health-check's one line (a drain reason) from SUMMARY.json and the triage's --exit;\n"
     "               exit 0 healthy, 1 unhealthy (or --overran: stopped at B s), 77 no GPU case ran, 99 no summary\n"
+    "  --counts     SUMMARY.json's counts as the console's line: \"N OK, N CHANGED, N not run, N table problems\";\n"
+    "               exit 99 where it is not a summary of this version\n"
     "  --publish    FILE gets SOURCE's bytes, written as every output is (atomically; through a link or device);\n"
     "               exit 0, or 99 naming what could not be read or written\n"
     "  --md-text    each TEXT (every word after the flag, as it is) as literal inline Markdown, one line each\n"
@@ -236,19 +239,35 @@ void now_and_node(TriageFacts* t) {
   if (::uname(&u) == 0) t->node = std::string(u.nodename) + ", " + u.sysname + " " + u.release;
 }
 
+// The summary at `path`, read as every mode reads it; false after one line on stderr where it cannot be.
+bool load_summary(const std::string& path, Summary* s) {
+  std::string text;
+  Status st = read_input_file(path, &text, "--summary " + path);
+  if (st.ok()) st = read_summary_json(text, path, s);
+  if (!st.ok()) std::fprintf(stderr, "check_expected: %s\n", one_line(st.detail).c_str());
+  return st.ok();
+}
+
+// --counts SUMMARY.json: the counts for a script's closing line, read from the summary (never from the console's
+// text, whose last line is a thread's where rows point to threads).
+int counts_mode(const std::vector<std::string>& args) {
+  std::string path;
+  Flags f;
+  f.values = {{"--counts", &path}};
+  if (!parse_flags(args, f) || path.empty()) return usage();
+  Summary s;
+  if (!load_summary(path, &s)) return 99;
+  std::printf("%s\n", counts_text(s).c_str());
+  return 0;
+}
+
 // --report-md FILE: the triage's report.md from the summary.json its comparison wrote, so that the report says
 // exactly what the comparison found. Exit 99 where the summary cannot be read or the report cannot be written.
 int report_mode(const std::vector<std::string>& args) {
   ReportOptions o;
   if (!parse_report_args(args, &o)) return usage();
-  std::string text;
   Summary s;
-  Status st = read_input_file(o.summary, &text, "--summary " + o.summary);
-  if (st.ok()) st = read_summary_json(text, o.summary, &s);
-  if (!st.ok()) {
-    std::fprintf(stderr, "check_expected: %s\n", one_line(st.detail).c_str());
-    return 99;
-  }
+  if (!load_summary(o.summary, &s)) return 99;
   now_and_node(&o.facts);
   return write_reports("check_expected", {{o.out, [&] { return triage_report_md(o.facts, s); }}}) ? 0 : 99;
 }
@@ -337,10 +356,15 @@ struct Mode {
   const char* flag;
   int (*run)(const std::vector<std::string>& args);
 };
-const Mode kModes[] = {{"--record", record_mode},           {"--cases", cases_mode},
-                       {"--report-md", report_mode},        {"--bisect", bisect_mode},
-                       {"--health-line", health_line_mode}, {"--publish", publish_mode},
-                       {"--md-text", md_text_mode},         {"--md-fence", md_fence_mode}};
+const Mode kModes[] = {{"--record", record_mode},
+                       {"--cases", cases_mode},
+                       {"--report-md", report_mode},
+                       {"--bisect", bisect_mode},
+                       {"--health-line", health_line_mode},
+                       {"--publish", publish_mode},
+                       {"--md-text", md_text_mode},
+                       {"--md-fence", md_fence_mode},
+                       {"--counts", counts_mode}};
 
 }  // namespace
 

@@ -15,6 +15,30 @@ Status load_expected_table(const std::string& path, std::vector<ExpectedRow>* ta
   return Status::pass();
 }
 
+namespace {
+constexpr std::pair<Standing, const char*> kStandingNames[] = {
+    {Standing::Ok, "ok"},
+    {Standing::NotRun, "not_run"},
+    {Standing::WrongVerdict, "changed_verdict"},
+    {Standing::WrongReason, "changed_reason"},
+    {Standing::NoRow, "no_row"},
+    {Standing::Unreadable, "unreadable_record"},
+    {Standing::MissingRecord, "missing_record"},
+};
+}  // namespace
+
+const char* standing_name(Standing s) {
+  for (const auto& [standing, name] : kStandingNames)
+    if (standing == s) return name;
+  return "?";
+}
+
+bool standing_from_name(std::string_view name, Standing* out) {
+  for (const auto& [standing, n] : kStandingNames)
+    if (name == n) return *out = standing, true;
+  return false;
+}
+
 std::string Comparison::expected() const {
   std::vector<std::string> cells;
   for (const ExpectedRow* r : rows) cells.push_back(verdict_cell(*r));
@@ -68,6 +92,7 @@ std::string result_text(const Comparison& c, const Run& run) {
              "' in: " + run.detail + ")" + per_line;
     case Standing::Unreadable:
       return "CHANGED: " + run.error;
+    case Standing::MissingRecord:  // (made by the caller, which knows what was planned)
     case Standing::WrongVerdict:
     case Standing::NoRow:
       break;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/expected.h"
@@ -22,7 +23,17 @@ enum class Standing {
   WrongReason,   // an allowed non-PASS verdict, for none of the row's reasons
   NoRow,         // no row of the table covers this run
   Unreadable,    // the record could not be read (run.error)
+  // A run that was to leave a record and left none (a row's standing: compare_run, which has a record, never gives
+  // it).
+  MissingRecord,
 };
+
+// summary.json's names of the standings ("ok", "not_run", "changed_verdict", "changed_reason", "no_row",
+// "unreadable_record", "missing_record"), and back (false for any other text).
+const char* standing_name(Standing s);
+bool standing_from_name(std::string_view name, Standing* out);
+// Whether a row of this standing is CHANGED (differs from the table or lacks its record).
+inline bool standing_differs(Standing s) { return s != Standing::Ok && s != Standing::NotRun; }
 
 struct Comparison {
   // The rows that may apply to the run's facts (vmr::expected_rows): one where the facts decide, several where a
@@ -33,7 +44,7 @@ struct Comparison {
   const vmr::ExpectedRow* row = nullptr;
   Standing standing = Standing::NoRow;
 
-  bool differs() const { return standing != Standing::Ok && standing != Standing::NotRun; }
+  bool differs() const { return standing_differs(standing); }
   // The verdict cells of the rows ("CRASH/FAIL ~Memory access fault", several joined by " or "), "-" where no row
   // applies.
   std::string expected() const;

@@ -177,7 +177,7 @@ void add_to_cell(Cell* cell, const Run& r, const std::vector<ExpectedRow>& table
 void add_summary(const Node& n, Cells* cells, std::set<std::string>* cases) {
   std::map<std::string, int> changed;
   for (const auto& row : n.summary.rows) {
-    if (!row.changed || row.observed == "?") continue;
+    if (!row.changed() || row.observed == "?") continue;
     cases->insert(row.name);
     Cell& cell = (*cells)[row.name][n.name];
     ++changed[row.name];
@@ -303,9 +303,8 @@ std::map<std::string, std::map<std::string, std::string>> other_facts(const std:
 }  // namespace
 
 std::string arrow(const std::string& pair) {
-  auto ids = split(pair, '-');
-  if (ids.size() == 2) return std::string(ids[0]) + "->" + std::string(ids[1]);
-  return pair.empty() ? "-" : "mesh " + pair;
+  const std::string shown = pair_arrow(pair_of(pair));
+  return shown.empty() ? "-" : shown;
 }
 
 std::string Cell::text() const {
@@ -535,7 +534,7 @@ std::string fleet_junit(const Report& r, const std::vector<ExpectedRow>& table) 
       suite.cases.push_back(std::move(c));
     }
     for (const auto& row : n.summary.rows) {  // planned runs that left no record: in no run above
-      if (!row.changed || row.observed != "-") continue;
+      if (!row.changed() || row.observed != "-") continue;
       const size_t dot = row.name.find('.');
       suite.cases.push_back({"fleet." + n.name + "." + row.name.substr(0, dot),
                              row.name.substr(dot == std::string::npos ? row.name.size() : dot + 1) +

@@ -60,7 +60,7 @@ struct Report {
   int silent = 0, problems = 0, refused = 0;
 };
 
-// "0->1" for a pair, "mesh 0-1-2" for a mesh run, "-" for none.
+// "0->1" for a pair, "mesh 0-1-2" for a mesh run (pair_arrow), "-" for none.
 std::string arrow(const std::string& pair);
 
 // The nodes of `dirs` (and of the node list `nodes_file`, where given: those without a folder did not answer),

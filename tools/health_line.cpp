@@ -15,18 +15,7 @@ using namespace vmr;
 
 namespace {
 
-// The GPU indices of a pair or mesh ("0-1-2" -> 0, 1, 2); empty for a host row or anything else.
-std::vector<std::string> gpus_of(const std::string& pair) {
-  std::vector<std::string> out;
-  for (auto part : split(pair, '-')) {
-    int64_t index = 0;
-    if (!parse_int64(part, &index)) return {};
-    out.emplace_back(part);
-  }
-  return out.size() >= 2 ? out : std::vector<std::string>{};
-}
-
-bool ran(const Row& r) { return !r.not_run && r.observed != "SKIP"; }
+bool ran(const Row& r) { return !r.not_run() && r.observed != "SKIP"; }
 
 // What a row observed, in words where check_expected writes a sign: "-" is a planned run that left no record, "?"
 // a record that could not be read.
@@ -38,7 +27,7 @@ std::string observed_text(const Row& r) {
 
 std::string row_line(const Row& r, int others) {
   std::string line = "vmem-repro: " + r.name + " " + observed_text(r);
-  if (const std::string where = pair_text(r.pair); !where.empty()) line += " " + where;
+  if (const std::string where = pair_arrow(pair_of(r.pair)); !where.empty()) line += " " + where;
   line += r.expected == "-" ? " (no expected verdict)" : " (expected " + r.expected + ")";
   // Before the detail, so that the cut to 200 bytes never takes the count of the other rows.
   if (others > 0) line += " (+" + std::to_string(others) + " more)";
@@ -84,7 +73,7 @@ std::string nothing_ran_reason(const Summary& s) {
   for (const auto& r : s.rows)
     if (r.observed == "SKIP" && !r.detail.empty()) return r.detail;
   for (const auto& r : s.rows) {
-    if (!r.not_run) continue;
+    if (!r.not_run()) continue;
     const std::string_view why = r.result;
     const std::string_view prefix = "not run (";
     if (why.substr(0, prefix.size()) == prefix && why.back() == ')')
@@ -112,18 +101,11 @@ Health when_nothing_ran(const HealthRun& run) { return run.require_gpu ? Health:
 
 }  // namespace
 
-std::string pair_text(const std::string& pair) {
-  const std::vector<std::string> gpus = gpus_of(pair);
-  if (gpus.size() == 2) return gpus[0] + "->" + gpus[1];
-  if (gpus.size() > 2) return "mesh " + pair;
-  return pair;  // a host row's "" (anything else as it is)
-}
-
 const Row* first_differing_row(const Summary& s) {
   const Row* first = nullptr;
   for (const auto& r : s.rows) {
-    if (!r.changed) continue;
-    if (gpus_of(r.pair).size() == 2) return &r;
+    if (!r.changed()) continue;
+    if (pair_of(r.pair).is_pair()) return &r;
     if (!first) first = &r;
   }
   return first;
@@ -211,17 +193,17 @@ HealthVerdict judge_health(const Summary* s, const std::string& unreadable_why, 
   if (!s) return verdict(Health::Broken, "vmem-repro: the health check could not run (" + unreadable_why + ")");
   if (s->problems > 0) return suite_problem(*s);
   int differing = 0;
-  for (const auto& r : s->rows) differing += r.changed ? 1 : 0;
+  for (const auto& r : s->rows) differing += r.changed() ? 1 : 0;
   if (const Row* r = first_differing_row(*s)) return verdict(Health::Unhealthy, row_line(*r, differing - 1));
   if (e == 1)
     return verdict(Health::Unhealthy,
                    "vmem-repro: the triage found a difference (exit 1) that its summary does not name");
-  std::set<std::string> gpus;
+  std::set<int> gpus;
   int as_expected = 0;
   for (const auto& r : s->rows) {
     if (!ran(r)) continue;
     ++as_expected;
-    for (const auto& g : gpus_of(r.pair)) gpus.insert(g);
+    for (int g : pair_of(r.pair).gpus) gpus.insert(g);
   }
   if (e == 77 || gpus.empty())
     return verdict(when_nothing_ran(run), "vmem-repro: no GPU case could run here (" + nothing_ran_reason(*s) + ")");

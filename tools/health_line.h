@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "pair.h"
 #include "report.h"
 
 namespace vmr_tools {
@@ -40,8 +41,6 @@ HealthVerdict judge_health(const Summary* summary, const std::string& unreadable
 // names where to look; else the first CHANGED row of any kind (a mesh, a host run, an unreadable record), in
 // summary.json's order. Null when no row differs.
 const Row* first_differing_row(const Summary& s);
-// A row's pair as the line shows it: "0-1" -> "0->1", "0-0" -> "0->0", "0-1-2-3" -> "mesh 0-1-2-3", "" -> "".
-std::string pair_text(const std::string& pair);
 // A failure's detail as a drain reason: what differs between two runs of one failure becomes '#' (a rank's
 // " (pid 123)" is dropped, "pid=123" reads "pid=#", "1.25 s" "# s" with ms, us, ns, min, and an address of 6 or
 // more hex digits "0x#"), so that scripts/health-check, which leaves a drain with the very same reason alone, keeps

@@ -95,13 +95,12 @@ struct Family {
 // The labels that name a case and where it ran: the pair's two GPUs as exporter (rank 0) and importer (rank 1),
 // the same GPU twice for the diagonal's "0-0"; a mesh ("0-1-2-3") or a host run ("") has neither.
 Labels case_labels(const std::string& name, const std::string& pair) {
-  const auto ids = split(pair, '-');
-  const bool two = ids.size() == 2 && !ids[0].empty() && !ids[1].empty();
+  const Pair p = pair_of(pair);
   return {{"case", name},
           {"binary", name.substr(0, name.find('.'))},
           {"devices", pair},
-          {"exporter", two ? std::string(ids[0]) : ""},
-          {"importer", two ? std::string(ids[1]) : ""}};
+          {"exporter", p.is_pair() ? std::to_string(p.gpus[0]) : ""},
+          {"importer", p.is_pair() ? std::to_string(p.gpus[1]) : ""}};
 }
 
 // The verdict's exit code. A row without one is 99 (a harness error) where it is CHANGED (a planned run without
@@ -109,7 +108,7 @@ Labels case_labels(const std::string& name, const std::string& pair) {
 // the plan): an alert on "neither 0 nor 77" then fires for what went wrong only.
 int observed_code(const Row& r) {
   const auto v = verdict_from_name(r.observed);
-  return v ? exit_code(*v) : r.not_run ? 77 : 99;
+  return v ? exit_code(*v) : r.not_run() ? 77 : 99;
 }
 
 // The row's expected verdicts without their reasons ("CRASH/FAIL/PASS ~Memory access fault" -> "CRASH/FAIL/PASS"):
@@ -124,7 +123,7 @@ void add_rows(const Summary& s, Family* verdict, Family* changed) {
   for (const Row& r : s.rows) {
     if (!seen.emplace(r.name, r.pair).second) continue;
     Labels labels = case_labels(r.name, r.pair);
-    changed->add(labels, r.changed ? 1 : 0);
+    changed->add(labels, r.changed() ? 1 : 0);
     const auto v = verdict_from_name(r.observed);
     labels.emplace_back("verdict", v ? verdict_name(*v) : "none");
     labels.emplace_back("expected", short_expected(r.expected));

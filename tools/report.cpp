@@ -26,24 +26,86 @@ using namespace vmr;
 
 namespace {
 
-const char* status_of(const Row& r) { return r.changed ? "CHANGED" : r.not_run ? "not run" : "OK"; }
+// Each text list of a row, read as summary_json writes it; false where it is not a list of text.
+bool read_texts(const JsonValue& v, const char* key, std::vector<std::string>* out) {
+  const JsonValue* list = v.get(key);
+  if (!list || list->type != JsonValue::Array) return false;
+  for (const auto& e : list->arr) {
+    if (e.type != JsonValue::String) return false;
+    out->push_back(e.str);
+  }
+  return true;
+}
+
+bool read_verdicts(const JsonValue& v, const char* key, std::vector<Verdict>* out) {
+  std::vector<std::string> names;
+  if (!read_texts(v, key, &names)) return false;
+  for (const auto& n : names) {
+    const auto verdict = verdict_from_name(n);
+    if (!verdict) return false;
+    out->push_back(*verdict);
+  }
+  return true;
+}
+
+bool read_metrics(const JsonValue& v, std::vector<Metric>* out) {
+  const JsonValue* list = v.get("metrics");
+  if (!list || list->type != JsonValue::Array) return false;
+  for (const auto& m : list->arr) {
+    const JsonValue* value = m.get("value");
+    const JsonValue* name = m.get("name");
+    const JsonValue* unit = m.get("unit");
+    if (!value || value->type != JsonValue::Number || !name || name->type != JsonValue::String || !unit ||
+        unit->type != JsonValue::String)
+      return false;
+    out->push_back({name->str, value->num, unit->str});
+  }
+  return true;
+}
+
+// The GPU indices of a row: [] where the run did not choose its GPUs, else two or more.
+bool read_gpus(const JsonValue& v, std::string* pair) {
+  const JsonValue* list = v.get("gpus");
+  if (!list || list->type != JsonValue::Array || list->arr.size() == 1) return false;
+  Pair p;
+  for (const auto& g : list->arr) {
+    if (g.type != JsonValue::Number || g.num < 0 || g.num != double(int(g.num))) return false;
+    p.gpus.push_back(int(g.num));
+  }
+  *pair = pair_key(p);
+  return true;
+}
 
 // Fills a row from one element of summary.json's "rows"; false where it is not one.
 bool read_row(const JsonValue& v, Row* r) {
   if (v.type != JsonValue::Object) return false;
   const std::pair<const char*, std::string Row::*> fields[] = {
-      {"case", &Row::name},     {"pair", &Row::pair},     {"expected", &Row::expected}, {"observed", &Row::observed},
-      {"result", &Row::result}, {"detail", &Row::detail}, {"metric", &Row::metric},     {"evidence", &Row::evidence}};
+      {"name", &Row::name},         {"binary", &Row::binary},          {"case", &Row::case_name},
+      {"expected", &Row::expected}, {"result", &Row::result},          {"detail", &Row::detail},
+      {"evidence", &Row::evidence}, {"why_not_run", &Row::why_not_run}};
   for (const auto& [key, member] : fields) {
     const JsonValue* f = v.get(key);
     if (!f || f->type != JsonValue::String) return false;
     r->*member = f->str;
   }
-  r->threads = v.get_string("threads");  // absent in a summary written before threads were
-  const std::string status = v.get_string("status");
-  r->changed = status == "CHANGED";
-  r->not_run = status == "not run";
-  return r->changed || r->not_run || status == "OK";
+  std::vector<std::string> issues;
+  if (!standing_from_name(v.get_string("standing"), &r->standing) || !read_gpus(v, &r->pair) ||
+      !read_verdicts(v, "allowed", &r->allowed) || !read_texts(v, "reasons", &r->reasons) ||
+      !read_texts(v, "issues", &issues) || !read_metrics(v, &r->metrics))
+    return false;
+  r->threads = join(issues, ",");
+  r->metric = r->metrics.empty() ? "" : metric_text(r->metrics.front());
+  // The observed verdict, or null where there is none: "?" for an unreadable record, "-" for a run without one.
+  const JsonValue* observed = v.get("observed");
+  if (!observed) return false;
+  if (observed->type == JsonValue::Null) {
+    r->observed = r->standing == Standing::Unreadable ? "?" : "-";
+    return true;
+  }
+  const auto verdict = observed->type == JsonValue::String ? verdict_from_name(observed->str) : std::nullopt;
+  if (!verdict) return false;
+  r->observed = verdict_name(*verdict);
+  return true;
 }
 
 bool read_count(const JsonValue& v, const char* key, int* out) {
@@ -63,10 +125,10 @@ void fill_cells(const std::vector<Row>& rows, std::map<std::string, Grid>* cells
   for (bool mesh_pass : {true, false})
     for (const auto& r : rows) {
       std::vector<std::string> ids;
-      for (auto id : split(r.pair, '-')) ids.emplace_back(id);
-      if (r.pair.empty() || ids.size() < 2 || (ids.size() > 2) != mesh_pass) continue;
-      const std::string cell = r.observed + (r.metric.empty() ? "" : " " + r.metric) + (r.changed ? " (CHANGED)" : "") +
-                               (mesh_pass ? " (mesh)" : "");
+      for (int id : pair_of(r.pair).gpus) ids.push_back(std::to_string(id));
+      if (ids.size() < 2 || (ids.size() > 2) != mesh_pass) continue;
+      const std::string cell = r.observed + (r.metric.empty() ? "" : " " + r.metric) +
+                               (r.changed() ? " (CHANGED)" : "") + (mesh_pass ? " (mesh)" : "");
       if (mesh_pass) {
         for (const auto& exp : ids)
           for (const auto& imp : ids)
@@ -120,21 +182,21 @@ bool points_to_threads(const Row& r) {
   // thread for the suite's own trouble, or for what nobody saw.
   const auto v = verdict_from_name(r.observed);
   if (r.threads.empty() || !v || is_suite_verdict(*v)) return false;
-  return r.changed || *v == Verdict::Fail || *v == Verdict::Crash || *v == Verdict::Hang;
+  return r.changed() || *v == Verdict::Fail || *v == Verdict::Crash || *v == Verdict::Hang;
 }
 
 bool some_gpu_case_ran(const std::vector<Row>& rows) {
   for (const auto& r : rows)
-    if (!r.pair.empty() && !r.not_run) return true;
+    if (!r.pair.empty() && !r.not_run()) return true;
   return false;
 }
 
 void count_rows(Summary* s) {
   s->ok = s->changed = s->not_run = 0;
   for (const auto& r : s->rows) {
-    s->ok += !r.changed && !r.not_run;
-    s->changed += r.changed;
-    s->not_run += r.not_run;
+    s->ok += !r.changed() && !r.not_run();
+    s->changed += r.changed();
+    s->not_run += r.not_run();
   }
 }
 
@@ -145,20 +207,53 @@ Summary summary_of(std::vector<Row> rows) {
   return s;
 }
 
+namespace {
+
+void write_texts(JsonWriter& j, const char* key, const std::vector<std::string>& texts) {
+  j.key(key).begin_array();
+  for (const auto& t : texts) j.value(t);
+  j.end_array();
+}
+
+void write_row(JsonWriter& j, const Row& r) {
+  j.begin_object().key("name").value(r.name).key("binary").value(r.binary).key("case").value(r.case_name);
+  j.key("gpus").begin_array();
+  for (int g : pair_of(r.pair).gpus) j.value(g);
+  j.end_array();
+  const auto observed = verdict_from_name(r.observed);  // ("-" and "?" are no verdict)
+  if (observed)
+    j.key("observed").value(verdict_name(*observed));
+  else
+    j.key("observed").null();
+  j.key("standing").value(standing_name(r.standing)).key("why_not_run").value(r.why_not_run);
+  j.key("allowed").begin_array();
+  for (Verdict v : r.allowed) j.value(verdict_name(v));
+  j.end_array();
+  write_texts(j, "reasons", r.reasons);
+  j.key("expected").value(r.expected).key("result").value(r.result).key("detail").value(r.detail);
+  j.key("evidence").value(r.evidence);
+  std::vector<std::string> issues;
+  for (auto t : split(r.threads, ','))
+    if (!t.empty()) issues.emplace_back(t);
+  write_texts(j, "issues", issues);
+  j.key("metrics").begin_array();
+  for (const auto& m : r.metrics)
+    j.begin_object().key("name").value(m.name).key("value").value(m.value).key("unit").value(m.unit).end_object();
+  j.end_array().end_object();
+}
+
+}  // namespace
+
 std::string summary_json(const Summary& s) {
   JsonWriter j;
-  j.begin_object().key("schema").value("vmem-repro-summary/1");
+  j.begin_object().key("schema").value(kSummarySchema);
   j.key("ok").value(s.ok).key("changed").value(s.changed).key("not_run").value(s.not_run);
   j.key("table_problems").value(s.problems);
-  j.key("problem_lines").begin_array();
-  for (const auto& p : s.problem_lines) j.value(p);
-  j.end_array().key("rows").begin_array();
-  for (const auto& r : s.rows) {
-    j.begin_object().key("case").value(r.name).key("pair").value(r.pair).key("expected").value(r.expected);
-    j.key("observed").value(r.observed).key("result").value(r.result).key("detail").value(r.detail);
-    j.key("metric").value(r.metric).key("evidence").value(r.evidence).key("threads").value(r.threads);
-    j.key("status").value(status_of(r)).end_object();
-  }
+  write_texts(j, "problem_lines", s.problem_lines);
+  j.key("node").begin_object();
+  for (const auto& [k, v] : s.node) j.key(k).value(v);
+  j.end_object().key("rows").begin_array();
+  for (const auto& r : s.rows) write_row(j, r);
   j.end_array().end_object();
   return j.str() + "\n";
 }
@@ -167,17 +262,20 @@ Status read_summary_json(std::string_view text, const std::string& source, Summa
   JsonValue v;
   Status st = parse_json(text, &v);
   if (!st.ok()) return Status::harness(source + " is not JSON: " + st.detail);
+  const std::string schema = v.get_string("schema");
+  if (schema != kSummarySchema && schema.rfind("vmem-repro-summary/", 0) == 0)
+    return Status::harness(source + " is " + schema + ", not " + kSummarySchema +
+                           ": a summary of another version of the tools (run the triage again)");
   const JsonValue* rows = v.get("rows");
-  if (v.get_string("schema") != "vmem-repro-summary/1" || !rows || rows->type != JsonValue::Array ||
+  const JsonValue* node = v.get("node");
+  if (schema != kSummarySchema || !rows || rows->type != JsonValue::Array || !node || node->type != JsonValue::Object ||
       !read_count(v, "ok", &s->ok) || !read_count(v, "changed", &s->changed) ||
-      !read_count(v, "not_run", &s->not_run) || !read_count(v, "table_problems", &s->problems))
-    return Status::harness(source + " is not a summary check_expected wrote (vmem-repro-summary/1)");
-  if (const JsonValue* lines = v.get("problem_lines"); lines) {
-    if (lines->type != JsonValue::Array) return Status::harness(source + " has problem_lines that are not a list");
-    for (const auto& e : lines->arr) {
-      if (e.type != JsonValue::String) return Status::harness(source + " has a problem line that is not text");
-      s->problem_lines.push_back(e.str);
-    }
+      !read_count(v, "not_run", &s->not_run) || !read_count(v, "table_problems", &s->problems) ||
+      !read_texts(v, "problem_lines", &s->problem_lines))
+    return Status::harness(source + " is not a summary check_expected wrote (" + kSummarySchema + ")");
+  for (const auto& [k, fact] : node->obj) {
+    if (fact.type != JsonValue::String) return Status::harness(source + " has a node fact that is not text: " + k);
+    s->node[k] = fact.str;
   }
   for (const auto& e : rows->arr) {
     Row r;
@@ -185,6 +283,11 @@ Status read_summary_json(std::string_view text, const std::string& source, Summa
     s->rows.push_back(std::move(r));
   }
   return Status::pass();
+}
+
+std::string counts_text(const Summary& s) {
+  return std::to_string(s.ok) + " OK, " + std::to_string(s.changed) + " CHANGED, " + std::to_string(s.not_run) +
+         " not run, " + std::to_string(s.problems) + " table problems";
 }
 
 namespace {
@@ -204,7 +307,7 @@ std::string thread_lines(const Summary& s, bool markdown) {
                                            : md_text(std::string(t)));
     const auto text = [&](const std::string& v) { return markdown ? md_text(v) : v; };
     os << (markdown ? "- " : "  ") << text(r.name) << (r.pair.empty() ? "" : " " + text(r.pair)) << ": "
-       << text(r.observed) << (r.changed ? " (CHANGED)" : "") << " -> " << join(shown, ", ") << "\n";
+       << text(r.observed) << (r.changed() ? " (CHANGED)" : "") << " -> " << join(shown, ", ") << "\n";
   }
   return os.str();
 }
@@ -220,7 +323,7 @@ std::string console_table(const Summary& s) {
   };
   line("case", "pair", "expected", "observed", "result");
   for (const auto& r : s.rows) line(r.name, r.pair.empty() ? "-" : r.pair, r.expected, r.observed, r.result);
-  os << s.ok << " OK, " << s.changed << " CHANGED, " << s.not_run << " not run, " << s.problems << " table problems\n";
+  os << counts_text(s) << "\n";
   const std::string threads = thread_lines(s, false);
   if (!threads.empty()) os << "known regressions these rows point to:\n" << threads;
   return os.str();
@@ -243,8 +346,7 @@ std::string matrices(const std::vector<Row>& rows, bool markdown) {
 std::string verdicts_md(const Summary& s) {
   std::ostringstream md;
   md << "## Verdicts against expected/verdicts.md\n\n"
-     << s.ok << " OK, " << s.changed << " CHANGED, " << s.not_run << " not run, " << s.problems
-     << " table problems.\n\n| case | pair | expected | observed | result |\n"
+     << counts_text(s) << ".\n\n| case | pair | expected | observed | result |\n"
      << "| --- | --- | --- | --- | --- |\n";
   for (const auto& r : s.rows)
     md << "| " << md_text(r.name) << " | " << (r.pair.empty() ? "-" : md_text(r.pair)) << " | " << md_text(r.expected)
@@ -264,11 +366,11 @@ std::string rows_junit(const std::vector<Row>& rows) {
     JunitCase c;
     c.classname = r.name.substr(0, r.name.find('.'));
     c.name = r.name.substr(r.name.find('.') + 1) + (r.pair.empty() ? "" : "[" + r.pair + "]");
-    if (r.changed) {
+    if (r.changed()) {
       c.outcome = JunitCase::Outcome::Failure;
       c.message = r.observed + ", expected " + r.expected;
       c.text = r.result;
-    } else if (r.not_run) {
+    } else if (r.not_run()) {
       c.outcome = JunitCase::Outcome::Skipped;
       c.message = r.result;
     }
@@ -299,8 +401,7 @@ std::string failing_runs_tsv(const std::vector<Run>& runs, const std::vector<Exp
   for (const auto& run : runs) {
     const Comparison c = compare_run(table, run);
     if (!reportable(run, c)) continue;
-    std::string devices = run.pair;  // "0-1" as --devices takes it: 0,1
-    std::replace(devices.begin(), devices.end(), '-', ',');
+    std::string devices = pair_devices(pair_of(run.pair));
     if (devices.empty()) devices = "-";
     os << one_line(run.binary) << "\t" << one_line(run.case_name) << "\t" << devices << "\t"
        << verdict_name(run.verdict) << "\t" << one_line(c.expected()) << "\t" << one_line(run.detail)

@@ -10,17 +10,31 @@
 #include <string_view>
 #include <vector>
 
+#include "compare.h"
 #include "harness/expected.h"
 #include "run_records.h"
 
 namespace vmr_tools {
 
-// One row of check_expected's comparison: a case (and GPU pair) with what was expected, what was observed and the
-// result ("OK", "not run (...)", "CHANGED: ...").
+// One row of check_expected's comparison: a case (and GPU pair) with what was expected, what was observed, how it
+// stands and the result in words ("OK", "not run (...)", "CHANGED: ...").
 struct Row {
-  std::string name, pair, expected, observed, result, detail, metric, evidence;
-  bool changed = false, not_run = false;
+  std::string name;                    // "binary.case"; an unreadable record's row: its file name
+  std::string pair;                    // pair_key ("0-1", "0-1-2-3"); "" where the run did not choose its GPUs
+  std::string expected;                // the verdict cells of the rows that may apply (Comparison::expected), "-"
+  std::string observed;                // the verdict's name; "-": no record, "?": an unreadable record
+  std::string result, detail, metric;  // metric: the first of `metrics`, short ("12.5 GB/s")
+  std::string evidence;
+  Standing standing = Standing::Ok;
   std::string threads;  // the case's thread labels ("iris#418,rocm-systems#4476"), the regressions it points to
+  std::string binary, case_name;      // "" in an unreadable record's row
+  std::vector<vmr::Verdict> allowed;  // what the rows that may apply allow
+  std::vector<std::string> reasons;   // and the reasons a non-PASS must give (one of them; none: any)
+  std::vector<vmr::Metric> metrics;   // every case-level metric, with its unit
+  std::string why_not_run;            // a NotRun row's reason ("skipped: no NVIDIA driver", "binary not built here")
+
+  bool changed() const { return standing_differs(standing); }
+  bool not_run() const { return standing == Standing::NotRun; }
 };
 
 // Whether a row points a reader to its threads: it differs from the table, or the case failed (FAIL, CRASH, HANG)
@@ -32,8 +46,9 @@ struct Summary {
   std::vector<Row> rows;
   int ok = 0, changed = 0, not_run = 0, problems = 0;  // problems: table problems, counted beside the rows
   // Each problem's line as check_expected prints it ("TABLE: ...", "BUILD: ..."): what a reader of summary.json
-  // (the health line) names. Empty in a summary written before it was kept.
+  // (the health line) names.
   std::vector<std::string> problem_lines;
+  Facts node;  // the node's facts: the first readable record's environment and rank 0's info
 };
 
 // Sets ok, changed and not_run from the rows.
@@ -44,11 +59,17 @@ Summary summary_of(std::vector<Row> rows);
 // could run would read "all as expected" (the triage's exit 77).
 bool some_gpu_case_ran(const std::vector<Row>& rows);
 
-// summary.json ("vmem-repro-summary/1"): the counts and every row, each with its status ("OK", "CHANGED" or
-// "not run").
+// summary.json's schema (schemas/vmem-repro-summary-2.schema.json says each field): a reader refuses any other.
+inline constexpr const char* kSummarySchema = "vmem-repro-summary/2";
+// summary.json: the counts, the problems, the node's facts and every row, typed (GPU indices, the observed verdict
+// or null, the standing, the allowed verdicts and reasons, issue labels, metrics as numbers with units).
 std::string summary_json(const Summary& s);
-// The Summary summary_json wrote. Harness status naming `source` where the text is not such a summary.
+// The Summary summary_json wrote. Harness status naming `source` in one line where the text is not such a summary
+// (another schema version is named: "... is vmem-repro-summary/1, not vmem-repro-summary/2").
 vmr::Status read_summary_json(std::string_view text, const std::string& source, Summary* s);
+// "3 OK, 1 CHANGED, 0 not run, 0 table problems": the counts line of the console table, report.md and a script's
+// closing line.
+std::string counts_text(const Summary& s);
 
 // The console table: case / pair / expected / observed / result, then the counts.
 std::string console_table(const Summary& s);

@@ -31,9 +31,7 @@ Run case_run(const Run& launch, const JsonValue& c) {
   one.detail = c.get_string("detail");
   if (const JsonValue* metrics = c.get("metrics"); metrics && !metrics->obj.empty()) {
     const auto& [name, m] = metrics->obj.front();
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.4g", m.get("value") ? m.get("value")->num : 0.0);
-    one.metric = std::string(buf) + " " + m.get_string("unit");
+    one.metric = metric_text({name, m.get("value") ? m.get("value")->num : 0.0, m.get_string("unit")});
     for (const auto& [metric_name, metric] : metrics->obj)
       if (const JsonValue* value = metric.get("value"); value && value->type == JsonValue::Number)
         one.metrics.push_back({metric_name, value->num, metric.get_string("unit")});
@@ -58,6 +56,12 @@ Run case_run(const Run& launch, const JsonValue& c) {
 
 }  // namespace
 
+std::string metric_text(const vmr::Metric& m) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.4g", m.value);
+  return std::string(buf) + " " + m.unit;
+}
+
 std::vector<Run> parse_record(const std::string& file, const std::string& text) {
   Run r;
   r.file = file;
@@ -70,9 +74,9 @@ std::vector<Run> parse_record(const std::string& file, const std::string& text) 
   r.backend = run.get_string("backend");
   if (const JsonValue* opts = run.get("options"))
     if (const JsonValue* devs = opts->get("devices"); devs && opts->get_string("device_source") == "--devices") {
-      std::vector<std::string> ids;
-      for (const auto& d : devs->arr) ids.push_back(std::to_string(int64_t(d.num)));
-      r.pair = join(ids, "-");
+      Pair chosen;
+      for (const auto& d : devs->arr) chosen.gpus.push_back(int(d.num));
+      r.pair = pair_key(chosen);
     }
   if (const JsonValue* env = run.get("environment"))
     for (const auto& [k, val] : env->obj) {

@@ -2,7 +2,6 @@
 // Run per case: what check_expected compares with expected/ and scripts/fleet aggregates over nodes.
 #pragma once
 
-#include <algorithm>
 #include <map>
 #include <string>
 #include <string_view>
@@ -10,6 +9,7 @@
 
 #include "harness/expected.h"
 #include "harness/rank_record.h"
+#include "pair.h"
 
 namespace vmr_tools {
 
@@ -37,14 +37,15 @@ struct Run {
   // folder could not be listed): a problem of the input, never a verdict on the node that left it.
   bool refused = false;
 
-  // The command that reruns this case where it ran. Every '-' of the pair becomes ',': a mesh's "0-1-2" is
-  // --devices 0,1,2 (the binary refuses "0,1-2" with exit 2).
+  // The command that reruns this case where it ran: a mesh's "0-1-2" is --devices 0,1,2.
   std::string command() const {
-    std::string devices = pair;
-    std::replace(devices.begin(), devices.end(), '-', ',');
+    const std::string devices = pair_devices(pair_of(pair));
     return binary + " --case " + case_name + (devices.empty() ? "" : " --devices " + devices);
   }
 };
+
+// A metric as a report's cell shows it: "12.5 GB/s" (four significant digits, then the unit).
+std::string metric_text(const vmr::Metric& m);
 
 // The runs of the record `text` (of the file `file`): one per case (a launch may run several cases in one rank
 // life).

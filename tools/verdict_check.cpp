@@ -133,6 +133,35 @@ std::string row_problem(const ExpectedRow& t, const std::string& name, const Bin
   return "";
 }
 
+// What the rows that may apply allow: every verdict and reason of each, once, in the table's order.
+void allowed_by(const std::vector<const ExpectedRow*>& rows, Row* out) {
+  for (const ExpectedRow* t : rows) {
+    for (Verdict v : t->verdicts)
+      if (std::find(out->allowed.begin(), out->allowed.end(), v) == out->allowed.end()) out->allowed.push_back(v);
+    for (const auto& why : t->reasons)
+      if (std::find(out->reasons.begin(), out->reasons.end(), why) == out->reasons.end()) out->reasons.push_back(why);
+  }
+}
+
+// The row of one readable run: what it did, how it stands (compare_run) and what the rows that may apply allow.
+Row run_row(const std::string& name, const Run& run, const Comparison& c, Standing standing, std::string result) {
+  Row r;
+  r.name = name;
+  r.binary = run.binary;
+  r.case_name = run.case_name;
+  r.pair = run.pair;
+  r.expected = c.expected();
+  r.observed = verdict_name(run.verdict);
+  r.result = std::move(result);
+  r.detail = run.detail;
+  r.metric = run.metric;
+  r.metrics = run.metrics;
+  r.standing = standing;
+  if (standing == Standing::NotRun) r.why_not_run = "skipped: " + run.detail;
+  allowed_by(c.rows, &r);
+  return r;
+}
+
 // One row per run of the case (each pair, each record); the pairs that reported go to `pairs_seen`.
 void rows_of_runs(const ExpectedRow& t, const std::string& name, const std::vector<ExpectedRow>& table, Check* out,
                   std::set<std::string>* pairs_seen) {
@@ -148,9 +177,9 @@ void rows_of_runs(const ExpectedRow& t, const std::string& name, const std::vect
       for (const auto& key : unreported_keys(table, t.binary, t.case_name, run.facts))
         out->summary.problem_lines.push_back("TABLE: a condition of " + name + " uses '" + key + "', which run " +
                                              run.file + " does not report");
-    out->summary.rows.push_back({name, run.pair, c.expected(), verdict_name(run.verdict), result_text(c, run),
-                                 run.detail, run.metric, c.row ? c.row->evidence : "no row matches this node",
-                                 c.differs(), c.standing == Standing::NotRun, ""});
+    Row r = run_row(name, run, c, c.standing, result_text(c, run));
+    r.evidence = c.row ? c.row->evidence : "no row matches this node";
+    out->summary.rows.push_back(std::move(r));
   }
 }
 
@@ -160,7 +189,20 @@ void rows_of_runs(const ExpectedRow& t, const std::string& name, const std::vect
 void missing_rows(const ExpectedRow& t, const std::string& name, const std::set<std::string>& pairs_seen,
                   const Plan& plan, const Binaries& b, const std::string& results, Summary* s) {
   auto missing = [&](const std::string& pair, const std::string& result, bool changed) {
-    s->rows.push_back({name, pair, verdict_cell(t), "-", result, "", "", t.evidence, changed, !changed, ""});
+    Row r;
+    r.name = name;
+    r.binary = t.binary;
+    r.case_name = t.case_name;
+    r.pair = pair;
+    r.expected = verdict_cell(t);
+    r.observed = "-";
+    r.result = result;
+    r.evidence = t.evidence;
+    r.standing = changed ? Standing::MissingRecord : Standing::NotRun;
+    // "not run (binary not built here)": the words in the parentheses, where the result gives some
+    if (!changed && result.size() > 9) r.why_not_run = result.substr(9, result.size() - 10);
+    allowed_by({&t}, &r);
+    s->rows.push_back(std::move(r));
   };
   auto planned_pairs = plan.pairs.find(name);
   if (planned_pairs != plan.pairs.end()) {
@@ -188,23 +230,23 @@ Row uncovered_row(const CheckInputs& in, const Run& run) {
   const std::string name = run.binary + "." + run.case_name;
   const std::string no_row = "no row for " + name + " in " + in.table_path;
   const bool skipped = run.verdict == Verdict::Skip;
-  return {name,
-          run.pair,
-          "-",
-          verdict_name(run.verdict),
-          skipped ? "not run (skipped: " + run.detail + "; " + no_row + ")" : "CHANGED: " + no_row,
-          run.detail,
-          run.metric,
-          "",
-          !skipped,
-          skipped,
-          ""};
+  Row r = run_row(name, run, Comparison{}, skipped ? Standing::NotRun : Standing::NoRow,
+                  skipped ? "not run (skipped: " + run.detail + "; " + no_row + ")" : "CHANGED: " + no_row);
+  if (skipped) r.why_not_run += "; " + no_row;
+  return r;
 }
 
 // A record that could not be read is CHANGED under its file's name: the runs it held are unknown.
 Row unreadable_row(const std::vector<ExpectedRow>& table, const Run& run) {
   const Comparison c = compare_run(table, run);
-  return {run.file, "", c.expected(), "?", result_text(c, run), run.error, "", "", true, false, ""};
+  Row r;
+  r.name = run.file;
+  r.expected = c.expected();
+  r.observed = "?";
+  r.result = result_text(c, run);
+  r.detail = run.error;
+  r.standing = Standing::Unreadable;
+  return r;
 }
 
 }  // namespace
@@ -220,6 +262,8 @@ Status run_check(const CheckInputs& in, const std::vector<ExpectedRow>& table, C
   out->runs = read_runs(in.results);
   std::set<std::string> covered;  // binary.case of every table row
   for (const auto& t : table) covered.insert(t.binary + "." + t.case_name);
+  for (const auto& run : out->runs)
+    if (run.error.empty() && out->summary.node.empty()) out->summary.node = run.facts;
   for (const auto& run : out->runs)
     if (run.refused)  // not a record the node left (a FIFO, a symlink out of the folder): the suite's input problem
       problems.push_back("INPUT: " + one_line(run.error));
