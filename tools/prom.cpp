@@ -73,7 +73,7 @@ using Labels = std::vector<std::pair<std::string, std::string>>;
 // One gauge family: its samples as (rendered labels, value), rendered sorted.
 struct Family {
   const char* name;
-  const char* help;
+  std::string help;
   std::vector<std::pair<std::string, std::string>> samples;
 
   void add(const Labels& labels, double value) {
@@ -148,13 +148,22 @@ void add_metrics(const std::vector<Run>& runs, Family* bandwidth, Family* atomic
   }
 }
 
+// "PASS 0, FAIL 1, CRASH 3, HANG 4, SKIP 77": the verdicts a case on a node can have, with the one map's codes.
+std::string node_verdict_codes() {
+  std::string text;
+  for (Verdict v : {Verdict::Pass, Verdict::Fail, Verdict::Crash, Verdict::Hang, Verdict::Skip})
+    text += std::string(text.empty() ? "" : ", ") + vmr::verdict_name(v) + " " + std::to_string(exit_code(v));
+  return text;
+}
+
 }  // namespace
 
 std::string prom_textfile(const Summary& s, const std::vector<Run>& runs, const PromFacts& f) {
   Family verdict{
       "vmem_repro_case_verdict",
-      "The verdict's exit code of a case on a GPU pair: PASS 0, FAIL 1, CRASH 3, HANG 4, SKIP 77; verdict=\"none\": "
-      "99 a planned run left no record, 77 not run here. expected: what expected/verdicts.md allows.",
+      "The verdict's exit code of a case on a GPU pair: " + node_verdict_codes() +
+          "; verdict=\"none\": 99 a planned run left no record, 77 not run here. expected: what expected/verdicts.md "
+          "allows.",
       {}};
   Family changed{"vmem_repro_case_changed",
                  "1 when the case's verdict on this pair differs from expected/verdicts.md (CHANGED), else 0.",
