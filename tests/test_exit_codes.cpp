@@ -71,7 +71,8 @@ TEST(ExitCodes, EveryVerdictHasItsOwnCode) {
   std::map<int, vmr::Verdict> seen;
   for (auto v : kAll) {
     auto [it, added] = seen.emplace(vmr::exit_code(v), v);
-    EXPECT_TRUE(added) << vmr::verdict_name(v) << " shares exit " << it->first << " with " << vmr::verdict_name(it->second);
+    EXPECT_TRUE(added) << vmr::verdict_name(v) << " shares exit " << it->first << " with "
+                       << vmr::verdict_name(it->second);
   }
 }
 
