@@ -27,6 +27,8 @@ while [ "$d" != / ]; do
     { echo "SKIP: $d is not root's alone (uid $uid, mode $mode): the tests need a work folder only root can change"; exit 77; }
   d=$(dirname "$d")
 done
+runuser -u nobody -- test -x "$work" ||
+  { echo "SKIP: nobody cannot reach $work (a folder above it is closed to other users, as mktemp -d makes them)"; exit 77; }
 hc=$repo/scripts/health-check
 export BUILD_DIR=$build
 unset VMR_FAKE_GPUS VMR_FORCE_FAIL SLURMD_NODENAME SUDO_UID

@@ -3,6 +3,7 @@
 // what scripts/triage prints and writes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "plan.h"
