@@ -22,19 +22,19 @@ std::vector<Pair> all_of(const std::vector<Round>& rounds) {
 
 std::set<std::pair<int, int>> as_set(const std::vector<Pair>& pairs) {
   std::set<std::pair<int, int>> s;
-  for (Pair p : pairs) s.insert({p.exporter, p.importer});
+  for (const Pair& p : pairs) s.insert({p.gpus[0], p.gpus[1]});
   return s;
 }
 
 void expect_no_gpu_twice(const std::vector<Round>& rounds, int gpus) {
   for (size_t r = 0; r < rounds.size(); ++r) {
     std::set<int> used;
-    for (Pair p : rounds[r]) {
-      EXPECT_LT(p.exporter, gpus);
-      EXPECT_LT(p.importer, gpus);
-      EXPECT_TRUE(used.insert(p.exporter).second) << "round " << r << " uses GPU " << p.exporter << " twice";
-      if (p.importer != p.exporter) {
-        EXPECT_TRUE(used.insert(p.importer).second) << "round " << r << " uses GPU " << p.importer << " twice";
+    for (const Pair& p : rounds[r]) {
+      EXPECT_LT(p.gpus[0], gpus);
+      EXPECT_LT(p.gpus[1], gpus);
+      EXPECT_TRUE(used.insert(p.gpus[0]).second) << "round " << r << " uses GPU " << p.gpus[0] << " twice";
+      if (p.gpus[1] != p.gpus[0]) {
+        EXPECT_TRUE(used.insert(p.gpus[1]).second) << "round " << r << " uses GPU " << p.gpus[1] << " twice";
       }
     }
   }
@@ -67,7 +67,7 @@ TEST(Plan, EveryOrderedPairOnceInRoundsThatShareNoGpu) {
     const std::vector<Pair> pairs = all_of(rounds);
     EXPECT_EQ(pairs.size(), size_t(n * (n - 1)));
     EXPECT_EQ(as_set(pairs).size(), pairs.size()) << "a pair twice";
-    for (Pair p : pairs) EXPECT_NE(p.exporter, p.importer);
+    for (const Pair& p : pairs) EXPECT_NE(p.gpus[0], p.gpus[1]);
     expect_no_gpu_twice(rounds, n);
     // The circle method: n - 1 matchings (n even; n when odd), each taken both ways.
     const size_t matchings = n < 2 ? 0 : size_t(n % 2 == 0 ? n - 1 : n);
@@ -93,7 +93,7 @@ TEST(Plan, TheDiagonalIsRoundZeroAndOnlyThere) {
       EXPECT_EQ(as_set(rounds[0]), as_set(diagonal_round(n)));
       EXPECT_EQ(rounds[0].size(), size_t(n));
       for (size_t r = 1; r < rounds.size(); ++r)
-        for (Pair p : rounds[r]) EXPECT_NE(p.exporter, p.importer) << "a same-GPU pair in round " << r;
+        for (const Pair& p : rounds[r]) EXPECT_NE(p.gpus[0], p.gpus[1]) << "a same-GPU pair in round " << r;
       expect_no_gpu_twice(rounds, n);
     }
   }
@@ -101,7 +101,7 @@ TEST(Plan, TheDiagonalIsRoundZeroAndOnlyThere) {
 
 TEST(Plan, OneGpuIsItsSameGpuPairAlone) {
   for (PairMode mode : {PairMode::All, PairMode::Ring}) {
-    expect_plan(plan_binary(ask_of(1, mode), 1), 1, "1 0 repro_x 0,0 read+atomics",
+    expect_plan(plan_binary(ask_of(1, mode), 1), 1, "1 0 repro_x 0,0 read+atomics together",
                 "hip: 1 GPU: its same-GPU pair 0:0 (exporter and importer processes on GPU 0) is the whole triage, 2 "
                 "case(s) of repro_x");
   }
@@ -140,7 +140,7 @@ TEST(Plan, MoreThanEightGpusFallBackToTheRingAndSaySo) {
 TEST(Plan, ThePlanNumbersItsLaunchesAndSaysWhatItRuns) {
   const BinaryPlan plan = plan_binary(ask_of(3), 5);
   // 3 same-GPU pairs and 6 ordered pairs
-  expect_plan(plan, 9, "5 0 repro_x 0,0 read+atomics",
+  expect_plan(plan, 9, "5 0 repro_x 0,0 read+atomics together",
               "hip: 3 GPUs, the diagonal (3 same-GPU pairs, one round) and 6 pair(s) (all) in 6 round(s) x 2 case(s) "
               "of repro_x");
   for (size_t i = 0; i < plan.launches.size(); ++i) EXPECT_EQ(plan.launches[i].k, int(5 + i));
@@ -151,9 +151,9 @@ TEST(Plan, AHostBinaryOrABackendWithoutGpusRunsOnceWithoutDevices) {
   host.gpus.reset();
   const BinaryPlan plan = plan_binary(host, 1);
   ASSERT_EQ(plan.launches.size(), 1u);
-  EXPECT_EQ(launch_line(plan.launches[0]), "1 0 repro_x - read+atomics");
+  EXPECT_EQ(launch_line(plan.launches[0]), "1 0 repro_x - read+atomics together");
   EXPECT_TRUE(plan.notes.empty());
-  expect_plan(plan_binary(ask_of(0), 2), 1, "2 0 repro_x - read+atomics",
+  expect_plan(plan_binary(ask_of(0), 2), 1, "2 0 repro_x - read+atomics together",
               "hip: no GPU visible; repro_x ran its 2 case(s) once to show why");
 }
 
@@ -161,8 +161,8 @@ TEST(Plan, PairsAreReadWholeEachOnceWithoutLeadingZeros) {
   PairsParsed p = parse_pairs("2:0,01:002,0:0");
   ASSERT_EQ(p.error, "");
   ASSERT_EQ(p.pairs.size(), 3u);
-  EXPECT_EQ(pair_text(p.pairs[1]), "1:2");
-  EXPECT_EQ(pair_text(p.pairs[2]), "0:0");
+  EXPECT_EQ(vmr_tools::pair_listed(p.pairs[1]), "1:2");
+  EXPECT_EQ(vmr_tools::pair_listed(p.pairs[2]), "0:0");
   for (const char* bad : {"", "x", "0:1,", ",0:1", "0:1,1:2junk", "junk0:1", "0:1:2", "0-1", "1000:1", "0:"})
     EXPECT_EQ(parse_pairs(bad).error, std::string("--pairs '") + bad + "' is not a list such as 0:1,1:0") << bad;
   EXPECT_EQ(parse_pairs("0:1,1:0,00:1").error, "--pairs lists 0:1 twice");
@@ -185,7 +185,7 @@ TEST(Plan, ListedPairsRunExactlyAsGivenInRoundsThatShareNoGpu) {
     // Every ordered pair and same-GPU pair, in an order that puts clashing pairs side by side.
     std::vector<Pair> listed;
     for (int a = 0; a < n; ++a)
-      for (int b = 0; b < n; ++b) listed.push_back({a, b});
+      for (int b = 0; b < n; ++b) listed.push_back(Pair{{a, b}});
     BinaryAsk ask = ask_of(n, PairMode::Listed, true);  // --mesh has no say over --pairs
     ask.listed = listed;
     const std::vector<Round> rounds = pair_rounds(n, PairMode::Listed, true, listed);
@@ -200,8 +200,8 @@ TEST(Plan, ListedPairsRunExactlyAsGivenInRoundsThatShareNoGpu) {
   two.listed = parse_pairs("2:0,1:2").pairs;
   const BinaryPlan plan = plan_binary(two, 1);
   ASSERT_EQ(plan.launches.size(), 2u);
-  EXPECT_EQ(launch_line(plan.launches[0]), "1 0 repro_x 2,0 read+atomics");
-  EXPECT_EQ(launch_line(plan.launches[1]), "2 1 repro_x 1,2 read+atomics");  // 2 is busy in round 0
+  EXPECT_EQ(launch_line(plan.launches[0]), "1 0 repro_x 2,0 read+atomics together");
+  EXPECT_EQ(launch_line(plan.launches[1]), "2 1 repro_x 1,2 read+atomics together");  // 2 is busy in round 0
   EXPECT_EQ(plan.notes, std::vector<std::string>{"hip: 3 GPU(s), the 2 pair(s) of --pairs in 2 round(s) x 2 case(s) of "
                                                  "repro_x"});
 }
@@ -216,10 +216,10 @@ TEST(Plan, MeshIsOneRunOnEveryGpuAndTheDiagonalFromThreeGpus) {
     }
     ASSERT_EQ(plan.launches.size(), size_t(n + 1));
     EXPECT_EQ(plan.launches[0].round, "mesh");
-    EXPECT_EQ(std::count(plan.launches[0].devices.begin(), plan.launches[0].devices.end(), ','), n - 1);
+    EXPECT_EQ(plan.launches[0].gpus.gpus.size(), size_t(n));
     for (int i = 0; i < n; ++i) {
       EXPECT_EQ(plan.launches[i + 1].round, "diag0");
-      EXPECT_EQ(plan.launches[i + 1].devices, std::to_string(i) + "," + std::to_string(i));
+      EXPECT_EQ(vmr_tools::pair_devices(plan.launches[i + 1].gpus), std::to_string(i) + "," + std::to_string(i));
     }
     EXPECT_EQ(plan.notes.back(), "repro_x: --mesh on " + std::to_string(n) + " GPUs: one mesh run and the diagonal (" +
                                      std::to_string(n) + " same-GPU pairs, one round) x 2 case(s)");
@@ -239,7 +239,7 @@ TEST(Plan, TheMeshReplanRunsPairsOnlyForWhatDidNotPassAndNoDiagonal) {
     EXPECT_EQ(plan.launches[0].k, 10);
     for (const Launch& l : plan.launches) {
       EXPECT_EQ(l.cases, std::vector<std::string>{"atomics"});
-      EXPECT_NE(l.devices.substr(0, l.devices.find(',')), l.devices.substr(l.devices.find(',') + 1));
+      EXPECT_FALSE(l.gpus.same_gpu());
     }
     EXPECT_EQ(plan.notes.back(), "repro_x: the mesh run on " + std::to_string(n) + " GPUs did not pass atomics: " +
                                      std::to_string(pairs) + " pair runs name the pairs");
@@ -260,33 +260,60 @@ TEST(Plan, RoundsTxtReadsBackAsWritten) {
   ASSERT_TRUE(back);
   ASSERT_EQ(back->size(), plan.launches.size());
   for (size_t i = 0; i < back->size(); ++i) EXPECT_EQ(launch_line((*back)[i]), launch_line(plan.launches[i]));
-  EXPECT_FALSE(parse_launches("1 0 repro_x 0,1\n"));
-  EXPECT_FALSE(parse_launches("1 0 repro_x 0,1 read extra\n"));
-  EXPECT_FALSE(parse_launches("x 0 repro_x 0,1 read\n"));
+  EXPECT_FALSE(parse_launches("1 0 repro_x 0,1 read\n"));
+  EXPECT_FALSE(parse_launches("1 0 repro_x 0,1 read together extra\n"));
+  EXPECT_FALSE(parse_launches("x 0 repro_x 0,1 read together\n"));
+  EXPECT_FALSE(parse_launches("1 0 repro_x 0,1 read apart\n"));
+  EXPECT_FALSE(parse_launches("1 0 repro_x 0-1 read together\n"));  // not the --devices spelling
+  EXPECT_FALSE(parse_launches("1 0 repro_x 0 read together\n"));
 }
 
 TEST(Plan, PlanTxtNamesEveryLaunchACaseRanOnAsItsRecordIsNamed) {
   const std::vector<Launch> launches = *parse_launches(
-      "1 0 repro_host - read+fault\n2 mesh repro_x 0,1,2 read+atomics\n3 diag0 repro_x 0,0 read+atomics\n"
-      "4 0 repro_x 0,1 atomics\n");
+      "1 0 repro_host - read+fault together\n2 mesh repro_x 0,1,2 read+atomics together\n"
+      "3 diag0 repro_x 0,0 read+atomics together\n4 0 repro_x 0,1 atomics together\n");
   EXPECT_EQ(cases_run_on(launches),
             "repro_host.read\nrepro_host.fault\nrepro_x.read 0-1-2 0-0\nrepro_x.atomics 0-1-2 0-0 0-1\n");
 }
 
 TEST(Plan, TheModelCostsRoundsAtTheMeanLaunchOfTheirBinary) {
-  // repro_x: 2 rounds (one of 2 launches, one of 1) at a mean of 2 s; repro_host: one round at 1 s.
+  // repro_x: 2 rounds (one of 2 launches, one of 1) at a mean of 2 s; repro_host: one round at 1 s; repro_y: a mesh
+  // run of 9 s.
   const std::vector<Launch> launches = *parse_launches(
-      "1 0 repro_host - read\n2 0 repro_x 0,0 read\n3 0 repro_x 1,1 read\n4 1 repro_x 0,1 read\n"
-      "5 mesh repro_y 0,1,2 read\n");
+      "1 0 repro_host - read together\n2 0 repro_x 0,0 read together\n3 0 repro_x 1,1 read together\n"
+      "4 1 repro_x 0,1 read together\n5 mesh repro_y 0,1,2 read together\n");
   const std::map<int, double> took = {{1, 1.0}, {2, 1.0}, {3, 3.0}, {4, 2.0}, {5, 9.0}};
+  // Every round whole: the binaries side by side, so the longest of them (repro_y's 9 s against repro_x's 4 s).
   Model m = model(launches, took, 0);
-  EXPECT_DOUBLE_EQ(m.plan, 1.0 + 2 * 2.0 + 9.0);
+  EXPECT_DOUBLE_EQ(m.plan, 9.0);
   // The health check: 5 pair launches of repro_x (a host launch and a mesh run are no pair launch).
   EXPECT_DOUBLE_EQ(m.health_check, 5 * 2.0);
-  // --serial: a round of 2 is 2 waves.
+  // --serial: the binaries in turn, and a round of 2 is 2 waves.
   m = model(launches, took, 1);
   EXPECT_DOUBLE_EQ(m.plan, 1.0 + 3 * 2.0 + 9.0);
+  // --jobs 2: in turn, a round of 2 one wave.
+  m = model(launches, took, 2);
+  EXPECT_DOUBLE_EQ(m.plan, 1.0 + 2 * 2.0 + 9.0);
   // A launch not timed (interrupted) counts for nothing; a binary with no timed launch costs nothing.
   m = model(launches, {{4, 2.0}}, 0);
   EXPECT_DOUBLE_EQ(m.plan, 2 * 2.0);
+}
+
+TEST(Plan, AnAloneBinaryRunsAfterTheOthersSoItsTimeAdds) {
+  // repro_x is alone (a gpu-alone case): its 4 s come after the longest of the others (repro_y's 3 s).
+  const std::vector<Launch> launches = *parse_launches(
+      "1 0 repro_host - read together\n2 0 repro_x 0,0 leak alone\n3 1 repro_x 0,1 leak alone\n"
+      "4 0 repro_y 0,0 read together\n");
+  const std::map<int, double> took = {{1, 1.0}, {2, 2.0}, {3, 2.0}, {4, 3.0}};
+  EXPECT_DOUBLE_EQ(model(launches, took, 0).plan, 3.0 + 4.0);
+  EXPECT_DOUBLE_EQ(model(launches, took, 0).health_check, 5 * 2.0 + 5 * 3.0);
+  EXPECT_DOUBLE_EQ(model(launches, took, 1).plan, 1.0 + 4.0 + 3.0);
+  // The plan carries the binary's sharing to every launch, the mesh's and its re-plan's too.
+  BinaryAsk ask = ask_of(3, PairMode::All, true);
+  ask.sharing = Sharing::Alone;
+  for (const Launch& l : plan_binary(ask, 1).launches) EXPECT_EQ(l.sharing, Sharing::Alone) << launch_line(l);
+  for (const Launch& l : replan_after_mesh(ask, {}, 1).launches) EXPECT_EQ(l.sharing, Sharing::Alone);
+  EXPECT_TRUE(binaries_at_once(0));
+  EXPECT_FALSE(binaries_at_once(1));
+  EXPECT_FALSE(binaries_at_once(4));
 }

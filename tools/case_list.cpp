@@ -31,9 +31,15 @@ Status parse_case_list(const std::string& json, CaseList* out) {
     return Status::harness("a case list without its binary or cases");
   for (const auto& c : cases->arr) {
     const JsonValue* opt_in = c.get("opt_in");
-    ListedCase lc{c.get_string("name"), opt_in && opt_in->type == JsonValue::Bool && opt_in->b};
+    ListedCase lc{c.get_string("name"), opt_in && opt_in->type == JsonValue::Bool && opt_in->b, {}};
     if (!is_valid_case_name(lc.name) || !opt_in || opt_in->type != JsonValue::Bool)
       return Status::harness("case list of " + list.binary + ": a case without a valid name and opt_in");
+    if (const JsonValue* labels = c.get("labels"); labels && labels->type == JsonValue::Array) {
+      for (const auto& l : labels->arr) {
+        if (l.type != JsonValue::String) return Status::harness("case list of " + list.binary + ": a label not text");
+        lc.labels.push_back(l.str);
+      }
+    }
     for (const auto& seen : list.cases)
       if (seen.name == lc.name) return Status::harness("case list of " + list.binary + " names " + lc.name + " twice");
     list.cases.push_back(lc);

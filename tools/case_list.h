@@ -11,7 +11,8 @@ namespace vmr_tools {
 
 struct ListedCase {
   std::string name;
-  bool opt_in = false;  // known-crash or self-test: a plain run leaves it out
+  bool opt_in = false;              // known-crash or self-test: a plain run leaves it out
+  std::vector<std::string> labels;  // expected/verdicts.md's labels of the case (the planner reads "gpu-alone")
 };
 
 struct CaseList {

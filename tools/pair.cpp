@@ -58,6 +58,8 @@ std::string pair_key(const Pair& p) { return joined(p, "-"); }
 
 std::string pair_devices(const Pair& p) { return joined(p, ","); }
 
+std::string pair_listed(const Pair& p) { return joined(p, ":"); }
+
 std::string pair_arrow(const Pair& p) {
   if (p.is_pair()) return joined(p, "->");
   return p.empty() ? "" : "mesh " + pair_key(p);

@@ -18,6 +18,7 @@ struct Pair {
   bool is_pair() const { return gpus.size() == 2; }  // exporter and importer (a mesh has more)
   bool operator==(const Pair& o) const { return gpus == o.gpus; }
   bool operator<(const Pair& o) const { return gpus < o.gpus; }
+  bool same_gpu() const { return is_pair() && gpus[0] == gpus[1]; }  // the diagonal: two processes on one GPU
 };
 
 // Reads a pair as any tool or person writes it: "0-1" (a record's and summary's), "0,1" (--devices), "0:1", "0->1"
@@ -32,6 +33,8 @@ Pair pair_of(std::string_view text);
 std::string pair_key(const Pair& p);
 // "0,1": the --devices argument that reruns the case on the same GPUs; "" where empty.
 std::string pair_devices(const Pair& p);
+// "0:1": how --pairs takes a pair and the triage's notes and errors about --pairs name it.
+std::string pair_listed(const Pair& p);
 // "0->1", "mesh 0-1-2-3", "" where empty: the direction a reader sees (the health line, the fleet's cells).
 std::string pair_arrow(const Pair& p);
 

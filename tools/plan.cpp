@@ -8,6 +8,8 @@ namespace vmr_plan {
 
 namespace {
 
+Pair pair(int a, int b) { return Pair{{a, b}}; }
+
 std::vector<std::string> split(const std::string& text, char at) {
   std::vector<std::string> parts;
   std::string part;
@@ -39,7 +41,8 @@ void add_launches(const std::vector<Round>& rounds, const std::string& prefix, i
                   const std::vector<std::string>& cases, int* k, std::vector<Launch>* into) {
   int r = first_round;
   for (const Round& round : rounds) {
-    for (Pair p : round) into->push_back({(*k)++, prefix + std::to_string(r), ask.binary, devices_text(p), cases});
+    for (const Pair& p : round)
+      into->push_back({(*k)++, prefix + std::to_string(r), ask.binary, p, cases, ask.sharing});
     ++r;
   }
 }
@@ -52,8 +55,7 @@ size_t pair_count(const std::vector<Round>& rounds) {
 
 }  // namespace
 
-std::string pair_text(Pair p) { return std::to_string(p.exporter) + ":" + std::to_string(p.importer); }
-std::string devices_text(Pair p) { return std::to_string(p.exporter) + "," + std::to_string(p.importer); }
+const char* sharing_name(Sharing s) { return s == Sharing::Alone ? "alone" : "together"; }
 
 const char* mode_name(PairMode m) {
   switch (m) {
@@ -78,9 +80,9 @@ PairsParsed parse_pairs(const std::string& text) {
     const std::optional<int> b = gpu_index(item.substr(colon + 1));
     if (!a || !b) return {{}, not_a_list};
     // Each pair once: a pair run twice writes one record over the other.
-    const Pair p{*a, *b};
+    const Pair p = pair(*a, *b);
     if (std::find(parsed.pairs.begin(), parsed.pairs.end(), p) != parsed.pairs.end())
-      return {{}, "--pairs lists " + pair_text(p) + " twice"};
+      return {{}, "--pairs lists " + vmr_tools::pair_listed(p) + " twice"};
     parsed.pairs.push_back(p);
   }
   return parsed;
@@ -88,11 +90,11 @@ PairsParsed parse_pairs(const std::string& text) {
 
 std::string pairs_past_gpus(const std::vector<Pair>& pairs, const std::string& backend, int gpus) {
   if (gpus < 1) return "";  // (it runs once to say why, with no pair)
-  for (Pair p : pairs) {
-    for (int g : {p.exporter, p.importer}) {
+  for (const Pair& p : pairs) {
+    for (int g : p.gpus) {
       if (g >= gpus)
-        return "--pairs " + pair_text(p) + " names GPU " + std::to_string(g) + ", but " + backend + " shows " +
-               std::to_string(gpus) + " GPUs (0 to " + std::to_string(gpus - 1) + ")";
+        return "--pairs " + vmr_tools::pair_listed(p) + " names GPU " + std::to_string(g) + ", but " + backend +
+               " shows " + std::to_string(gpus) + " GPUs (0 to " + std::to_string(gpus - 1) + ")";
     }
   }
   return "";
@@ -100,7 +102,7 @@ std::string pairs_past_gpus(const std::vector<Pair>& pairs, const std::string& b
 
 Round diagonal_round(int gpus) {
   Round r;
-  for (int i = 0; i < gpus; ++i) r.push_back({i, i});
+  for (int i = 0; i < gpus; ++i) r.push_back(pair(i, i));
   return r;
 }
 
@@ -117,8 +119,8 @@ std::vector<Round> every_pair_rounds(int gpus) {
     for (int i = 0; i < seats / 2; ++i) {
       const int a = table[i], b = table[seats - 1 - i];
       if (a >= gpus || b >= gpus) continue;
-      forward.push_back({a, b});
-      backward.push_back({b, a});
+      forward.push_back(pair(a, b));
+      backward.push_back(pair(b, a));
     }
     rounds.push_back(forward);
     rounds.push_back(backward);
@@ -130,22 +132,22 @@ std::vector<Round> every_pair_rounds(int gpus) {
 std::vector<Pair> ring_pairs(int gpus) {
   std::vector<Pair> pairs;
   if (gpus < 2) return pairs;
-  for (int i = 0; i < gpus; ++i) pairs.push_back({i, (i + 1) % gpus});
+  for (int i = 0; i < gpus; ++i) pairs.push_back(pair(i, (i + 1) % gpus));
   return pairs;
 }
 
 std::vector<Round> greedy_rounds(const std::vector<Pair>& pairs) {
   std::vector<Round> rounds;
   std::vector<std::set<int>> busy;
-  for (Pair p : pairs) {
+  for (const Pair& p : pairs) {
     size_t r = 0;
-    while (r < rounds.size() && (busy[r].count(p.exporter) || busy[r].count(p.importer))) ++r;
+    while (r < rounds.size() && (busy[r].count(p.gpus[0]) || busy[r].count(p.gpus[1]))) ++r;
     if (r == rounds.size()) {
       rounds.emplace_back();
       busy.emplace_back();
     }
     rounds[r].push_back(p);
-    busy[r].insert({p.exporter, p.importer});
+    busy[r].insert(p.gpus.begin(), p.gpus.end());
   }
   return rounds;
 }
@@ -164,7 +166,9 @@ std::vector<Round> pair_rounds(int gpus, PairMode mode, bool diagonal, const std
 }
 
 std::string launch_line(const Launch& l) {
-  return std::to_string(l.k) + " " + l.round + " " + l.binary + " " + l.devices + " " + join(l.cases, "+");
+  const std::string devices = l.gpus.empty() ? "-" : vmr_tools::pair_devices(l.gpus);
+  return std::to_string(l.k) + " " + l.round + " " + l.binary + " " + devices + " " + join(l.cases, "+") + " " +
+         sharing_name(l.sharing);
 }
 
 std::optional<std::vector<Launch>> parse_launches(const std::string& text) {
@@ -175,8 +179,14 @@ std::optional<std::vector<Launch>> parse_launches(const std::string& text) {
     if (line.empty()) continue;
     std::istringstream words(line);
     Launch l;
-    std::string cases, more;
-    if (!(words >> l.k >> l.round >> l.binary >> l.devices >> cases) || (words >> more) || l.k < 1) return std::nullopt;
+    std::string devices, cases, sharing, more;
+    if (!(words >> l.k >> l.round >> l.binary >> devices >> cases >> sharing) || (words >> more) || l.k < 1)
+      return std::nullopt;
+    // The devices as launch_line writes them, and nothing else ("0-1" or "0:1" here is a file not ours).
+    if (devices != "-" && (!vmr_tools::parse_pair(devices, &l.gpus).ok() || vmr_tools::pair_devices(l.gpus) != devices))
+      return std::nullopt;
+    if (sharing != sharing_name(Sharing::Together) && sharing != sharing_name(Sharing::Alone)) return std::nullopt;
+    l.sharing = sharing == sharing_name(Sharing::Alone) ? Sharing::Alone : Sharing::Together;
     l.cases = split(cases, '+');
     launches.push_back(l);
   }
@@ -190,7 +200,7 @@ BinaryPlan plan_binary(const BinaryAsk& ask, int first_k) {
   if (!ask.gpus || *ask.gpus < 1) {
     // A host binary runs without devices; a GPU binary with no GPU runs once to say why, in the runtime's own
     // words (no driver, no device, ...), for every case.
-    plan.launches.push_back({k, "0", ask.binary, "-", ask.cases});
+    plan.launches.push_back({k, "0", ask.binary, Pair{}, ask.cases, ask.sharing});
     if (ask.gpus)
       plan.notes.push_back(ask.backend + ": no GPU visible; " + ask.binary + " ran its " + cases + " once to show why");
     return plan;
@@ -204,9 +214,9 @@ BinaryPlan plan_binary(const BinaryAsk& ask, int first_k) {
   // --mesh: one launch with a rank on every GPU, and the diagonal (a mesh has no rank pair on one GPU); the pairs
   // come later, for what did not pass it (replan_after_mesh). On 2 GPUs the mesh is the pair itself.
   if (ask.mesh && n >= 3 && mode != PairMode::Listed) {
-    std::vector<std::string> all;
-    for (int i = 0; i < n; ++i) all.push_back(std::to_string(i));
-    plan.launches.push_back({k++, "mesh", ask.binary, join(all, ","), ask.cases});
+    Pair all;
+    for (int i = 0; i < n; ++i) all.gpus.push_back(i);
+    plan.launches.push_back({k++, "mesh", ask.binary, all, ask.cases, ask.sharing});
     add_launches({diagonal_round(n)}, "diag", 0, ask, ask.cases, &k, &plan.launches);
     plan.notes.push_back(ask.binary + ": --mesh on " + gpus + " GPUs: one mesh run and the diagonal (" + gpus +
                          " same-GPU pairs, one round) x " + cases);
@@ -262,39 +272,54 @@ Model model(const std::vector<Launch>& launches, const std::map<int, double>& to
   };
   std::map<std::string, Mean> per_binary, per_binary_pairs;
   std::map<std::pair<std::string, std::string>, int> round_sizes;  // (binary, round) -> launches
+  std::map<std::string, Sharing> sharing;
   for (const Launch& l : launches) {
     ++round_sizes[{l.binary, l.round}];
+    sharing[l.binary] = l.sharing;
     const auto t = took.find(l.k);
     if (t == took.end()) continue;
     per_binary[l.binary].sum += t->second;
     ++per_binary[l.binary].count;
     // A pair launch (the diagonal's too), not a host launch nor a mesh run: what the health check's model counts.
-    if (l.devices != "-" && std::count(l.devices.begin(), l.devices.end(), ',') == 1) {
+    if (l.gpus.is_pair()) {
       per_binary_pairs[l.binary].sum += t->second;
       ++per_binary_pairs[l.binary].count;
     }
   }
-  Model m;
+  // The binaries' times combined: side by side (the longest Together one, then each Alone one) or in turn.
+  struct Combined {
+    double together = 0, in_turn = 0;
+    void add(Sharing s, double t, bool at_once) {
+      if (at_once && s == Sharing::Together) {
+        together = std::max(together, t);
+      } else {
+        in_turn += t;
+      }
+    }
+    double value() const { return together + in_turn; }
+  };
+  std::map<std::string, double> per_binary_plan;
   for (const auto& [key, size] : round_sizes) {
     const int waves = jobs > 0 ? (size + jobs - 1) / jobs : 1;
-    m.plan += waves * per_binary[key.first].value();
+    per_binary_plan[key.first] += waves * per_binary[key.first].value();
   }
+  Combined plan, health_check;
+  for (const auto& [binary, t] : per_binary_plan) plan.add(sharing[binary], t, binaries_at_once(jobs));
   constexpr int kMeshAsPairLaunches = 8 / 2;
-  for (const auto& [binary, mean] : per_binary_pairs) m.health_check += (kMeshAsPairLaunches + 1) * mean.value();
-  return m;
+  for (const auto& [binary, mean] : per_binary_pairs)
+    health_check.add(sharing[binary], (kMeshAsPairLaunches + 1) * mean.value(), true);
+  return {plan.value(), health_check.value()};
 }
 
 std::string cases_run_on(const std::vector<Launch>& launches) {
   std::vector<std::string> order;
   std::map<std::string, std::string> devices;
   for (const Launch& l : launches) {
-    std::string d = l.devices;
-    std::replace(d.begin(), d.end(), ',', '-');
     for (const std::string& c : l.cases) {
       const std::string name = l.binary + "." + c;
       if (!devices.count(name)) order.push_back(name);
       std::string& on = devices[name];
-      if (d != "-") on += " " + d;
+      if (!l.gpus.empty()) on += " " + vmr_tools::pair_key(l.gpus);
     }
   }
   std::string out;

@@ -8,24 +8,18 @@
 #include <string>
 #include <vector>
 
+#include "pair.h"
+
 namespace vmr_plan {
+
+using vmr_tools::Pair;
 
 // Above this many GPUs every ordered pair (n * (n - 1) launches) would take too long: one pass around the ring.
 constexpr int kMaxGpusForEveryPair = 8;
 
-// One exporter:importer pair of GPU indices. exporter == importer is a same-GPU pair (two processes on one GPU),
-// the diagonal of the matrix.
-struct Pair {
-  int exporter = 0;
-  int importer = 0;
-  bool operator==(const Pair& o) const { return exporter == o.exporter && importer == o.importer; }
-};
+// A pair is tools/pair.h's: GPU indices in rank order (rank 0 exports, rank 1 imports); gpus[0] == gpus[1] is a
+// same-GPU pair (two processes on one GPU), the diagonal of the matrix.
 using Round = std::vector<Pair>;  // pairs that share no GPU, so they run at once
-
-// "0:1": how --pairs and the notes write a pair.
-std::string pair_text(Pair p);
-// "0,1": the binaries' --devices.
-std::string devices_text(Pair p);
 
 // What the user asked for: every ordered pair, one pass around the ring, or exactly the pairs of --pairs.
 enum class PairMode { All, Ring, Listed };
@@ -58,14 +52,25 @@ PairMode mode_on(PairMode asked, int gpus);
 // (never for Listed: --pairs names its same-GPU pairs itself). `listed`: the pairs of --pairs.
 std::vector<Round> pair_rounds(int gpus, PairMode mode, bool diagonal, const std::vector<Pair>& listed);
 
-// One launch of rounds.txt: "k round binary devices cases". round: a number, "mesh", or "diag<number>" (the
+// How a binary's launches share GPUs with other binaries' when every round runs at once (no --jobs): Together
+// binaries run beside each other, each in its own processes (a case of one reads only its own process's counts);
+// an Alone binary has a case that reads the GPU's device-wide state (expected/verdicts.md's label `gpu-alone`: the
+// AMD unmap-leak case, whose KFD count cannot see memory a release left allocated, so the GPU's free memory decides,
+// which another binary's allocations would move) and runs after them, one such binary at a time.
+enum class Sharing { Together, Alone };
+const char* sharing_name(Sharing s);  // "together", "alone"
+// The label of expected/verdicts.md that makes a case's binary Alone.
+inline constexpr const char* kAloneLabel = "gpu-alone";
+
+// One launch of rounds.txt: "k round binary devices cases sharing". round: a number, "mesh", or "diag<number>" (the
 // diagonal after a mesh run); devices: "-" (none), "0,1" (a pair) or "0,1,2" (a mesh); cases joined by '+'.
 struct Launch {
   int k = 0;  // 1, 2, ...: the launch's number across the whole triage
   std::string round;
   std::string binary;
-  std::string devices;
+  Pair gpus;  // empty: a launch without --devices (a host binary, a GPU binary on a node without GPUs)
   std::vector<std::string> cases;
+  Sharing sharing = Sharing::Together;
 };
 std::string launch_line(const Launch& l);
 // The lines of rounds.txt; nullopt where one is not a launch line.
@@ -80,6 +85,7 @@ struct BinaryAsk {
   PairMode mode = PairMode::All;
   std::vector<Pair> listed;  // Listed's pairs
   bool mesh = false;         // --mesh
+  Sharing sharing = Sharing::Together;
 };
 // A binary's launches (numbered from `first_k`) and the notes that say what was chosen.
 struct BinaryPlan {
@@ -91,11 +97,16 @@ BinaryPlan plan_binary(const BinaryAsk& ask, int first_k);
 // pass the mesh run on `ask.gpus` GPUs; `passed`: the cases its record shows as PASS (none for a lost record).
 BinaryPlan replan_after_mesh(const BinaryAsk& ask, const std::vector<std::string>& passed, int first_k);
 
+// Whether binaries run beside each other: only where every round runs whole (`jobs` 0). --jobs N and --serial
+// promise at most N runs at once, so there the binaries take turns.
+inline bool binaries_at_once(int jobs) { return jobs == 0; }
+
 // What the plan is modelled to take, from the seconds each launch took here (by k; a launch not timed counts for
-// nothing). `plan`: this plan, per binary its rounds x the mean launch of that binary, a round split into waves of
-// `jobs` (0: a whole round at once). `health_check`: scripts/health-check's plan on 8 GPUs with every case passing,
-// per binary that ran pairs one 8-rank mesh launch costed as 4 of its pair launches (each rank imports from every
-// other: ranks / 2) and one round of 8 same-GPU pairs costed as one.
+// nothing). A binary's time is its rounds x its mean launch, a round split into waves of `jobs` (0: a whole round at
+// once); `plan` is the longest Together binary's time plus every Alone binary's where binaries_at_once, else the
+// sum. `health_check`: scripts/health-check's plan on 8 GPUs with every case passing, per binary that ran pairs one
+// 8-rank mesh launch costed as 4 of its pair launches (each rank imports from every other: ranks / 2) and one round
+// of 8 same-GPU pairs costed as one, binaries combined as for `plan` with every round whole.
 struct Model {
   double plan = 0;
   double health_check = 0;

@@ -1,5 +1,5 @@
 // scripts/triage's planner (tools/plan.h): the script asks it what to run and runs just that. Its files are the
-// triage's results folder's: rounds.txt (one launch a line, "k round binary devices cases") and plan.txt.
+// triage's results folder's: rounds.txt (one launch a line, "k round binary devices cases sharing") and plan.txt.
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -8,8 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "case_list.h"
 #include "flags.h"
+#include "input_file.h"
 #include "plan.h"
+#include "run_records.h"
 
 using namespace vmr_plan;
 
@@ -17,16 +20,18 @@ namespace {
 
 const char kUsage[] =
     "usage: triage_plan --check-pairs LIST [--gpus BACKEND=N]...\n"
-    "       triage_plan --binary NAME --backend BACKEND [--gpus N] --cases A+B [--ring | --pairs LIST] [--mesh]\n"
-    "                   --rounds FILE\n"
-    "       triage_plan --replan NAME --passed A+B [--ring] --rounds FILE\n"
+    "       triage_plan --binary NAME --backend BACKEND [--gpus N] --cases A+B --list LIST.json\n"
+    "                   [--ring | --pairs LIST] [--mesh] --rounds FILE\n"
+    "       triage_plan --replan-meshes DIR [--ring] --rounds FILE\n"
     "       triage_plan --cases-run-on FILE\n"
     "       triage_plan --model FILE --took-dir DIR [--jobs N]\n"
     "  --check-pairs  --pairs LIST as read (\"0:1,1:0\", no leading zeros), or one line saying why not (exit 2): each\n"
     "                 pair once, every index below the GPUs of each BACKEND (N GPUs; 0: none, not checked)\n"
     "  --binary       appends the binary's launches (N GPUs; none: a host binary) to FILE, numbered after its\n"
-    "                 lines, and prints its notes, one a line\n"
-    "  --replan       --mesh's pair runs for the cases of NAME's mesh run in FILE that are not among the PASSED\n"
+    "                 lines, and prints its notes, one a line; LIST.json (its --list --json) says whether a case\n"
+    "                 of A+B is labelled gpu-alone (then it runs after the binaries that run side by side)\n"
+    "  --replan-meshes --mesh's pair runs, per mesh run of FILE, for its cases its record in DIR does not show as\n"
+    "                 PASS (a lost record: every case); appended to FILE, the notes printed\n"
     "  --cases-run-on plan.txt from rounds.txt: per case the devices of every launch that ran it\n"
     "  --model        \"PLAN HEALTH_CHECK\" seconds: this plan's modelled time from the seconds in DIR/.took.<k>,\n"
     "                 and scripts/health-check's (--mesh on 8 GPUs, every case passing)\n"
@@ -62,7 +67,7 @@ int read_launches(const std::string& path, std::vector<Launch>* launches) {
     return 99;
   }
   std::optional<std::vector<Launch>> parsed = parse_launches(text);
-  if (!parsed) return usage(path + " has a line that is not \"k round binary devices cases\"");
+  if (!parsed) return usage(path + " has a line that is not \"k round binary devices cases sharing\"");
   *launches = *parsed;
   return 0;
 }
@@ -107,14 +112,34 @@ int check_pairs(const std::string& list, const std::vector<std::string>& backend
     if (!past.empty()) return usage(past);
   }
   std::string out;
-  for (Pair p : parsed.pairs) out += (out.empty() ? "" : ",") + pair_text(p);
+  for (const Pair& p : parsed.pairs) out += (out.empty() ? "" : ",") + vmr_tools::pair_listed(p);
   std::printf("%s\n", out.c_str());
   return 0;
 }
 
-int plan_one(const std::string& rounds, BinaryAsk ask, const std::string& gpus, bool ring, const std::string& pairs) {
+// Alone where a case to run carries kAloneLabel in the binary's listing; exit code 0, or 2 / 99 with the line said.
+int sharing_of(const std::string& list_path, BinaryAsk* ask) {
+  std::string text;
+  if (const vmr::Status st = vmr_tools::read_input_file(list_path, &text); !st.ok()) {
+    std::fprintf(stderr, "triage_plan: %s\n", st.detail.c_str());
+    return 99;
+  }
+  vmr_tools::CaseList list;
+  if (const vmr::Status st = vmr_tools::parse_case_list(text, &list); !st.ok())
+    return usage(list_path + ": " + st.detail);
+  for (const vmr_tools::ListedCase& c : list.cases) {
+    const bool runs = std::find(ask->cases.begin(), ask->cases.end(), c.name) != ask->cases.end();
+    if (runs && std::find(c.labels.begin(), c.labels.end(), kAloneLabel) != c.labels.end())
+      ask->sharing = Sharing::Alone;
+  }
+  return 0;
+}
+
+int plan_one(const std::string& rounds, BinaryAsk ask, const std::string& gpus, bool ring, const std::string& pairs,
+             const std::string& list) {
   std::string why;
   if (!mode_of(ring, pairs, &ask, &why)) return usage(why);
+  if (int rc = sharing_of(list, &ask)) return rc;
   if (!gpus.empty()) {
     int n = -1;
     if (std::sscanf(gpus.c_str(), "%d", &n) != 1 || n < 0) return usage("--gpus " + gpus + " is not a GPU count");
@@ -128,19 +153,30 @@ int plan_one(const std::string& rounds, BinaryAsk ask, const std::string& gpus, 
   return print_notes(plan);
 }
 
-int replan(const std::string& rounds, BinaryAsk ask, const std::string& passed, bool ring) {
+// Every mesh run's second step, from its record in `results` (<binary>.<devices as 0-1-2>.json).
+int replan_meshes(const std::string& rounds, const std::string& results, bool ring) {
   std::vector<Launch> before;
   if (int rc = read_launches(rounds, &before)) return rc;
+  std::vector<Launch> added;
+  std::vector<std::string> notes;
   for (const Launch& l : before) {
-    if (l.binary != ask.binary || l.round != "mesh") continue;
-    ask.gpus = int(std::count(l.devices.begin(), l.devices.end(), ',')) + 1;
+    if (l.round != "mesh") continue;
+    BinaryAsk ask;
+    ask.binary = l.binary;
+    ask.gpus = int(l.gpus.gpus.size());
     ask.cases = l.cases;
+    ask.sharing = l.sharing;
+    if (ring) ask.mode = PairMode::Ring;
+    std::vector<std::string> passed;
+    for (const vmr_tools::Run& run :
+         vmr_tools::read_record(results, l.binary + "." + vmr_tools::pair_key(l.gpus) + ".json"))
+      if (run.error.empty() && run.verdict == vmr::Verdict::Pass) passed.push_back(run.case_name);
+    BinaryPlan plan = replan_after_mesh(ask, passed, int(before.size() + added.size()) + 1);
+    added.insert(added.end(), plan.launches.begin(), plan.launches.end());
+    notes.insert(notes.end(), plan.notes.begin(), plan.notes.end());
   }
-  if (!ask.gpus) return usage(rounds + " has no mesh run of " + ask.binary);
-  if (ring) ask.mode = PairMode::Ring;
-  BinaryPlan plan = replan_after_mesh(ask, cases_of(passed), int(before.size()) + 1);
-  if (int rc = append_launches(rounds, plan.launches)) return rc;
-  return print_notes(plan);
+  if (int rc = append_launches(rounds, added)) return rc;
+  return print_notes({added, notes});
 }
 
 int model_of(const std::string& rounds, const std::string& took_dir, const std::string& jobs_text) {
@@ -166,30 +202,35 @@ int model_of(const std::string& rounds, const std::string& took_dir, const std::
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   if (args.size() == 1 && (args[0] == "--help" || args[0] == "-h")) return std::fputs(kUsage, stdout), 0;
-  std::string check, binary, backend, cases, pairs, rounds, replan_of, passed, run_on, model_file, took_dir, jobs;
+  std::string check, binary, backend, cases, pairs, rounds, replan_results, run_on, model_file, took_dir, jobs, list;
   std::vector<std::string> gpus;  // --check-pairs: BACKEND=N each; --binary: N, at most once
   bool ring = false, mesh = false;
   vmr_tools::Flags f;
-  f.values = {{"--check-pairs", &check}, {"--binary", &binary},       {"--backend", &backend},   {"--cases", &cases},
-              {"--pairs", &pairs},       {"--rounds", &rounds},       {"--replan", &replan_of},  {"--passed", &passed},
-              {"--model", &model_file},  {"--cases-run-on", &run_on}, {"--took-dir", &took_dir}, {"--jobs", &jobs}};
+  f.values = {{"--check-pairs", &check},
+              {"--binary", &binary},
+              {"--backend", &backend},
+              {"--cases", &cases},
+              {"--pairs", &pairs},
+              {"--rounds", &rounds},
+              {"--replan-meshes", &replan_results},
+              {"--model", &model_file},
+              {"--cases-run-on", &run_on},
+              {"--took-dir", &took_dir},
+              {"--jobs", &jobs},
+              {"--list", &list}};
   f.lists = {{"--gpus", &gpus}};
   f.switches = {{"--ring", &ring}, {"--mesh", &mesh}};
   if (args.empty() || !vmr_tools::parse_flags(args, f)) return std::fputs(kUsage, stderr), 2;
   if (args[0] == "--check-pairs") return check_pairs(check, gpus);
-  if (args[0] == "--binary" && !rounds.empty() && !backend.empty() && gpus.size() <= 1) {
+  if (args[0] == "--binary" && !rounds.empty() && !backend.empty() && !list.empty() && gpus.size() <= 1) {
     BinaryAsk ask;
     ask.binary = binary;
     ask.backend = backend;
     ask.cases = cases_of(cases);
     ask.mesh = mesh;
-    return plan_one(rounds, ask, gpus.empty() ? "" : gpus[0], ring, pairs);
+    return plan_one(rounds, ask, gpus.empty() ? "" : gpus[0], ring, pairs, list);
   }
-  if (args[0] == "--replan" && !rounds.empty()) {
-    BinaryAsk ask;
-    ask.binary = replan_of;
-    return replan(rounds, ask, passed, ring);
-  }
+  if (args[0] == "--replan-meshes" && !rounds.empty()) return replan_meshes(rounds, replan_results, ring);
   if (args[0] == "--cases-run-on") {
     std::vector<Launch> launches;
     if (int rc = read_launches(run_on, &launches)) return rc;

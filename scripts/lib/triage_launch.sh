@@ -1,0 +1,67 @@
+# scripts/triage's launches: what rounds.txt (tools/plan.h: "k round binary devices cases sharing") says, run.
+# Sourced by the triage, whose globals (out, launches, jobs, extra, BUILD_DIR) they read.
+
+# The name of a launch's files: <binary>[.<devices>] ("-" for none; "0,1" becomes "0-1", the records' pair key).
+file_of() { if [ "$2" = - ]; then echo "$1"; else echo "$1.${2//,/-}"; fi; }
+# Where a launch ran, for the user: " GPU 0 -> GPU 1" for a pair, " GPU 0,GPU 1,GPU 2" for a mesh, "" for none.
+where_of() {
+  local w=""
+  [ "$1" = - ] || w=" GPU ${1//,/,GPU }"
+  [[ "$1" == *,*,* ]] || w=${w/,GPU / -> GPU }
+  echo "$w"
+}
+
+# One launch: a binary, its devices ("-" for none, "0,1" for a pair, "0,1,2,3" for a mesh) and its cases; writes
+# <binary>[.<devices>].{json,log} and prints one progress line, a launch that left no record above all.
+launch() {
+  local k=$1 name=$2 devices=$3 cases=$4 file args=() c t0
+  file=$(file_of "$name" "$devices")
+  [ "$devices" = - ] || args+=(--devices "$devices")
+  for c in ${cases//+/ }; do args+=(--case "$c"); done
+  t0=$(date +%s%N)
+  "$BUILD_DIR/bin/$name" "${args[@]}" --json "$out/$file.json" "${extra[@]}" >"$out/$file.log" 2>&1 </dev/null || true
+  local results took
+  results=$("$BUILD_DIR/bin/check_expected" --record "$out/$file.json" 2>/dev/null | paste -sd, - | sed 's/,/, /g' || true)
+  took=$(seconds_since "$t0" %.2f)
+  printf '[%d/%d] %s%s  %s s  %s\n' "$k" "$launches" "$name" "$(where_of "$devices")" "$took" "${results:-NONE (see $file.log)}" >&2
+  echo "$took" >"$out/.took.$k"
+}
+
+# One binary's lines: each round's launches at once (at most $jobs), the rounds in turn.
+run_rounds() {
+  local lines=("$@") round=-1 running=0 line k r name devices cases
+  for line in "${lines[@]}"; do
+    read -r k r name devices cases _ <<<"$line"
+    if [ "$r" != "$round" ]; then wait; running=0; round=$r; fi
+    if [ "$jobs" -gt 0 ] && [ "$running" -ge "$jobs" ]; then wait; running=0; fi
+    launch "$k" "$name" "$devices" "$cases" &
+    running=$((running + 1))
+  done
+  wait
+}
+
+# rounds.txt lines, by binary (tools/plan.h, Sharing and binaries_at_once): with every round whole (no --jobs) the
+# binaries marked "together" run side by side, each in its own processes; then the others, one binary at a time
+# (every binary so with --jobs or --serial, which promise at most N runs at once).
+run_plan() {
+  local line name sharing group=()
+  local -a order=()
+  local -A lines_of=() side_by_side=()
+  for line in "$@"; do
+    read -r _ _ name _ _ sharing <<<"$line"
+    [ -n "${lines_of[$name]+x}" ] || order+=("$name")
+    lines_of[$name]+="$line"$'\n'
+    if [ "$jobs" = 0 ] && [ "$sharing" = together ]; then side_by_side[$name]=1; fi
+  done
+  for name in "${order[@]+"${order[@]}"}"; do
+    [ -n "${side_by_side[$name]-}" ] || continue
+    mapfile -t group <<<"${lines_of[$name]%$'\n'}"
+    run_rounds "${group[@]}" &
+  done
+  wait
+  for name in "${order[@]+"${order[@]}"}"; do
+    [ -z "${side_by_side[$name]-}" ] || continue
+    mapfile -t group <<<"${lines_of[$name]%$'\n'}"
+    run_rounds "${group[@]}"
+  done
+}

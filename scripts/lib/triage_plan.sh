@@ -1,0 +1,60 @@
+# scripts/triage's plan: each built binary's cases (its own --list --json) and the planner's launches for them
+# (tools/triage_plan, tools/plan.h). Sourced by the triage, whose globals (out, include_crash, mode, pairs_arg, mesh,
+# gpus, BUILD_DIR, planner) they read; they fill `notes` (one per backend), `checked` (--binary per binary compared)
+# and `ring` (--ring where asked), and rounds.txt.
+
+# The cases a plain triage runs: the binary's own --list --json (listed as CMake lists), read by check_expected,
+# which leaves out the known-crash and self-test ones the binary marks (all of them with --include-crash). Kept in
+# lists/.
+cases_of() {
+  local list
+  list="$out/lists/$(basename "$1").json"
+  mkdir -p "$out/lists"
+  vmr_list_cases "$1" "$list" || return 0
+  local opt_in=()
+  [ "$include_crash" = 1 ] && opt_in=(--with-opt-in)
+  "$BUILD_DIR/bin/check_expected" --cases "$list" "${opt_in[@]+"${opt_in[@]}"}"
+}
+
+# Appends a binary's launches to rounds.txt and its notes to `notes`; the planner's failure (a full disk: it names
+# the file) is a failed step of the triage's own.
+plan_step() {
+  local said
+  said=$("$planner" "$@" --rounds "$out/rounds.txt" 2>&1) || own_step_failed "${BASH_LINENO[0]}" "$said"
+  [ -z "$said" ] || mapfile -t -O "${#notes[@]}" notes <<<"$said"
+}
+# Every binary of the manifest into rounds.txt, or a note saying why it does not run.
+plan_binaries() {
+  local name backend built cases on asked
+  if head -n 1 "$BUILD_DIR/bin/manifest.txt" | grep -q 'single-file build'; then
+    notes+=("build: single-file build (no cmake on this node): each reproducer built from scripts/amalgamate's file with its compiler")
+  fi
+  checked=()
+  : >"$out/rounds.txt"  # the plan: "k round binary devices cases sharing" a launch, appended to by the planner
+  ring=()
+  [ "$mode" = ring ] && ring=(--ring)
+  asked=("${ring[@]+"${ring[@]}"}")
+  [ "$mode" = list ] && asked=(--pairs "$pairs_arg")
+  [ "$mesh" = 0 ] || asked+=(--mesh)
+  while IFS=$'\t' read -r name backend built _; do
+    if [ "$built" != yes ]; then
+      notes+=("$backend: $name is not built here (its toolchain is missing: the configure lines say why)")
+      continue
+    fi
+    if [ ! -x "$BUILD_DIR/bin/$name" ]; then  # (issue 34, item 5: not the toolchain's fault)
+      notes+=("$backend: $name is missing from the build though its toolchain works (the build failed or stopped: see the BUILD problem)")
+      continue
+    fi
+    checked+=(--binary "$BUILD_DIR/bin/$name")
+    mapfile -t cases < <(cases_of "$BUILD_DIR/bin/$name")
+    if [ ${#cases[@]} -eq 0 ]; then
+      notes+=("$backend: $name --list gave no case (does it start? try $BUILD_DIR/bin/$name --list)")
+      continue
+    fi
+    on=()  # a host binary runs without devices, but for VMR_FAKE_GPUS
+    [ "$backend" = host ] && [ -z "${VMR_FAKE_GPUS-}" ] || on=(--gpus "${gpus[$backend]}")
+    plan_step --binary "$name" --backend "$backend" "${on[@]+"${on[@]}"}" --cases "$(IFS=+; echo "${cases[*]}")" \
+      --list "$out/lists/$name.json" \
+      "${asked[@]+"${asked[@]}"}"
+  done < <(vmr_manifest)
+}
