@@ -73,17 +73,6 @@ std::string case_list_json(const std::vector<ExpectedRow>& table, const ReproBin
   return w.str() + "\n";
 }
 
-// --case names run exactly those; otherwise --all runs every case, and a plain run every case without a tag.
-std::vector<const CaseDef*> select_cases(const std::vector<ExpectedRow>& table, const ReproBinary& bin,
-                                         const Options& o) {
-  std::vector<const CaseDef*> selected;
-  for (const auto& c : bin.cases) {
-    bool named = std::find(o.cases.begin(), o.cases.end(), c.name) != o.cases.end();
-    if (o.cases.empty() ? (o.all || !case_policy(table, bin.name, c.name).opt_in()) : named) selected.push_back(&c);
-  }
-  return selected;
-}
-
 std::string format_human(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.4g", v);
@@ -150,6 +139,22 @@ std::string shared_devices_note(const std::vector<int>& devices) {
 }
 
 }  // namespace
+
+// --case names run exactly those; otherwise --all runs every case, and a plain run every case without a tag. In the
+// binary's order, but the cases whose unconditional row allows no PASS go last: a case that does not PASS ends its
+// rank life, and the cases after it would need fresh ranks, one more GPU runtime start each (0.3 s of CUDA on an
+// H200, where repro_cuda_vmm's expected set-access-hole FAIL in the middle once made a second life of half its run).
+std::vector<const CaseDef*> select_cases(const std::vector<ExpectedRow>& table, const ReproBinary& bin,
+                                         const Options& o) {
+  std::vector<const CaseDef*> selected;
+  for (const auto& c : bin.cases) {
+    bool named = std::find(o.cases.begin(), o.cases.end(), c.name) != o.cases.end();
+    if (o.cases.empty() ? (o.all || !case_policy(table, bin.name, c.name).opt_in()) : named) selected.push_back(&c);
+  }
+  std::stable_partition(selected.begin(), selected.end(),
+                        [&](const CaseDef* c) { return !case_policy(table, bin.name, c->name).ctest_will_fail; });
+  return selected;
+}
 
 int launcher_main(const ReproBinary& bin, int argc, char** argv) {
   install_signal_handling();

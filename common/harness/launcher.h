@@ -2,9 +2,18 @@
 // the supervisor, and prints the summary. It never touches a GPU runtime.
 #pragma once
 
+#include <vector>
+
+#include "harness/expected.h"
 #include "harness/harness.h"
+#include "harness/options.h"
 
 namespace vmr {
+
+// The cases a run takes (--case's, --all's or a plain run's), in the binary's order but those whose unconditional row
+// in `table` allows no PASS last.
+std::vector<const CaseDef*> select_cases(const std::vector<ExpectedRow>& table, const ReproBinary& bin,
+                                         const Options& o);
 
 // Returns the exit code of the verdict contract.
 int launcher_main(const ReproBinary& bin, int argc, char** argv);
