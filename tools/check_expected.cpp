@@ -9,7 +9,7 @@
 // writes summary.json and a Markdown report. With --manifest (the build's bin/manifest.txt) a row naming a binary
 // the project does not have is a table problem, and every built binary's --list is checked as with --binary.
 //
-// Exit codes as every tool's (README "Exit codes"): 0 all as expected, 1 any CHANGED or table problem, 2 a bad
+// Exit codes as every tool's (docs/design.md "Exit codes"): 0 all as expected, 1 any CHANGED or table problem, 2 a bad
 // command line or an unreadable or malformed table, 77 with --gpu-run-required where nothing differs but no GPU
 // case ran, 99 an input that could not be read or an output that could not be written (nothing is claimed written
 // that was not).

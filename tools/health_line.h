@@ -12,7 +12,7 @@
 
 namespace vmr_tools {
 
-// The health check's exit codes (README "Health check"): 2 is a bad command line, as in every tool.
+// The health check's exit codes (docs/cluster.md "Health check"): 2 is a bad command line, as in every tool.
 enum class Health { Healthy = 0, Unhealthy = 1, NothingRan = 77, Broken = 99 };
 
 // What scripts/health-check knows of the triage it ran, beside its summary.

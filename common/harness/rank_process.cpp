@@ -18,8 +18,8 @@ namespace vmr {
 
 namespace {
 
-// Test aid (README): VMR_FORCE_FAIL=binary.case[,binary.case...] makes those cases FAIL after the backend's describe
-// step, so triage and fleet reports can be tested for a node that differs without a GPU that does.
+// Test aid (docs/testing.md): VMR_FORCE_FAIL=binary.case[,binary.case...] makes those cases FAIL after the backend's
+// describe step, so triage and fleet reports can be tested for a node that differs without a GPU that does.
 bool forced_to_fail(std::string_view binary, std::string_view case_name) {
   const char* list = std::getenv("VMR_FORCE_FAIL");
   if (!list) return false;
