@@ -11,9 +11,9 @@ Row row(const std::string& name, const std::string& pair, const std::string& obs
         const std::string& detail = "") {
   Row r;
   r.name = name;
-  r.pair = pair;
+  r.pair = pair_of(pair);
   r.expected = "PASS";
-  r.observed = observed;
+  r.observed = vmr::verdict_from_name(observed);
   r.detail = detail;
   r.standing = changed ? Standing::WrongVerdict : observed == "SKIP" ? Standing::NotRun : Standing::Ok;
   r.result = changed ? "CHANGED: " + detail : r.not_run() ? "not run (skipped: " + detail + ")" : "OK";
@@ -119,6 +119,7 @@ TEST(HealthLine, NothingRanWithoutASkipNamesTheFirstRowNotRun) {
   Row unbuilt = row("repro_cuda_vmm.read", "", "-", false);
   unbuilt.standing = Standing::NotRun;
   unbuilt.result = "not run (binary not built here)";
+  unbuilt.why_not_run = "binary not built here";
   const Summary s = summary_of({row("repro_host_shm.read", "", "PASS", false), unbuilt});
   EXPECT_EQ(judge_health(&s, "", exited(77)).line,
             "vmem-repro: no GPU case could run here (repro_cuda_vmm.read: binary not built here)");

@@ -185,9 +185,16 @@ Row row(const std::string& name, const std::string& pair, const std::string& exp
         bool changed, bool not_run = false) {
   Row r;
   r.name = name;
-  r.pair = pair;
+  r.pair = pair_of(pair);
   r.expected = expected;
-  r.observed = observed;
+  r.observed = vmr::verdict_from_name(observed);
+  // The verdicts of the cell ("CRASH/FAIL/PASS ~reason"), as the comparison fills `allowed`.
+  const std::string names = expected.substr(0, expected.find(' '));
+  for (size_t at = 0; at < names.size();) {
+    const size_t slash = std::min(names.find('/', at), names.size());
+    if (const auto v = vmr::verdict_from_name(names.substr(at, slash - at))) r.allowed.push_back(*v);
+    at = slash + 1;
+  }
   r.standing = changed ? Standing::WrongVerdict : not_run ? Standing::NotRun : Standing::Ok;
   r.result = changed ? "CHANGED: ..." : not_run ? "not run (...)" : "OK";
   return r;
@@ -195,16 +202,27 @@ Row row(const std::string& name, const std::string& pair, const std::string& exp
 
 const PromFacts kFacts{12.5, 1, "changed", 1700000000};
 
-vmr_tools::Run run_with(const std::string& binary, const std::string& case_name, const std::string& pair,
-                        std::vector<vmr::Metric> metrics) {
-  vmr_tools::Run r;
-  r.file = binary + "." + pair + ".json";
-  r.binary = binary;
-  r.case_name = case_name;
-  r.pair = pair;
-  r.verdict = vmr::Verdict::Pass;
+// A PASS row of the case on the pair with these metrics.
+Row run_with(const std::string& binary, const std::string& case_name, const std::string& pair,
+             std::vector<vmr::Metric> metrics) {
+  Row r = row(binary + "." + case_name, pair, "PASS", "PASS", false);
   r.metrics = std::move(metrics);
   return r;
+}
+
+// `s` with the metrics of `measured` on its rows of the same case and pair (a row of its own where it has none), as
+// the comparison puts each record's metrics on its row.
+Summary with_metrics(Summary s, const std::vector<Row>& measured) {
+  for (const Row& m : measured) {
+    auto same =
+        std::find_if(s.rows.begin(), s.rows.end(), [&](const Row& r) { return r.name == m.name && r.pair == m.pair; });
+    if (same != s.rows.end())
+      same->metrics = m.metrics;
+    else
+      s.rows.push_back(m);
+  }
+  count_rows(&s);
+  return s;
 }
 
 }  // namespace
@@ -244,7 +262,7 @@ TEST(Prom, EveryRowGivesOneVerdictSeriesWithItsExitCode) {
       row("repro_x.write", "", "PASS", "-", false, true),
       row("repro_y.read", "0-1", "-", "PASS", true),
   });
-  const Parsed p = parse(prom_textfile(s, {}, kFacts));
+  const Parsed p = parse(prom_textfile(s, kFacts));
   ASSERT_TRUE(p.errors.empty()) << p.errors[0];
   ASSERT_EQ(samples_of(p, "vmem_repro_case_verdict").size(), s.rows.size());
   ASSERT_EQ(samples_of(p, "vmem_repro_case_changed").size(), s.rows.size());
@@ -272,8 +290,9 @@ TEST(Prom, EveryRowGivesOneVerdictSeriesWithItsExitCode) {
     EXPECT_EQ(v.labels["binary"], std::string(w.name).substr(0, 7));  // repro_x, repro_y
   }
   for (const Row& r : s.rows)
-    EXPECT_EQ(one(p, "vmem_repro_case_changed", {{"case", r.name}, {"devices", r.pair}}).value, r.changed() ? 1 : 0)
-        << r.name << " " << r.pair;
+    EXPECT_EQ(one(p, "vmem_repro_case_changed", {{"case", r.name}, {"devices", pair_key(r.pair)}}).value,
+              r.changed() ? 1 : 0)
+        << r.name << " " << pair_key(r.pair);
 }
 
 // Two rows of one case and pair (two records of one run) are one series, the first row's: a series twice makes
@@ -281,7 +300,7 @@ TEST(Prom, EveryRowGivesOneVerdictSeriesWithItsExitCode) {
 TEST(Prom, OneCaseAndPairIsOneSeries) {
   const Summary s =
       summary_of({row("repro_x.read", "0-1", "PASS", "PASS", false), row("repro_x.read", "0-1", "PASS", "FAIL", true)});
-  const Parsed p = parse(prom_textfile(s, {}, kFacts));
+  const Parsed p = parse(prom_textfile(s, kFacts));
   ASSERT_TRUE(p.errors.empty()) << p.errors[0];
   EXPECT_EQ(one(p, "vmem_repro_case_verdict", {{"case", "repro_x.read"}}).value, 0);
 }
@@ -289,7 +308,7 @@ TEST(Prom, OneCaseAndPairIsOneSeries) {
 // A label value holding `"`, `\` and a newline reads back as it was (and a newline cannot start a forged line).
 TEST(Prom, LabelValuesAreEscaped) {
   const std::string odd = "repro_x.a\"b\\c\nrepro_x_forged 1";
-  const std::string text = prom_textfile(summary_of({row(odd, "0-1", "PASS", "PASS", false)}), {}, kFacts);
+  const std::string text = prom_textfile(summary_of({row(odd, "0-1", "PASS", "PASS", false)}), kFacts);
   EXPECT_NE(text.find("case=\"repro_x.a\\\"b\\\\c\\nrepro_x_forged 1\""), std::string::npos) << text;
   const Parsed p = parse(text);
   ASSERT_TRUE(p.errors.empty()) << p.errors[0];
@@ -304,7 +323,7 @@ TEST(Prom, LabelValuesAreEscaped) {
 // line for a line-based reader and a NUL cut it short. Each reads back as the text the reports show, "\x0d".
 TEST(Prom, ControlBytesInALabelReadBackAsVisibleEscapes) {
   const std::string odd = std::string("repro_x.a\rb") + '\0' + "c\td\x1b" + "e\x7f";
-  const std::string text = prom_textfile(summary_of({row(odd, "0-1", "PASS", "PASS", false)}), {}, kFacts);
+  const std::string text = prom_textfile(summary_of({row(odd, "0-1", "PASS", "PASS", false)}), kFacts);
   const Parsed p = parse(text);
   for (const auto& e : p.errors) ADD_FAILURE() << e;
   EXPECT_EQ(one(p, "vmem_repro_case_verdict", {{"devices", "0-1"}}).labels["case"],
@@ -323,14 +342,14 @@ TEST(Prom, HelpTextIsEscapedAsTheFormatReadsIt) {
 
 // GB/s becomes bytes/s, ops/s stays, and a unit neither family holds (a ratio) is left out.
 TEST(Prom, BandwidthIsScaledToBytesAndAtomicsKept) {
-  const std::vector<vmr_tools::Run> runs = {
+  const std::vector<Row> runs = {
       run_with("repro_cuda_vmm", "read", "0-1",
                {{"peer_read_kernel_GBps", 12.5, "GB/s"},
                 {"peer_read_copy_GBps", 0.25, "GB/s"},
                 {"kernel_over_copy_bandwidth", 50, "ratio"}}),
       run_with("repro_cuda_vmm", "atomics", "1-0", {{"remote_system_atomics_per_s", 3.5e6, "ops/s"}}),
   };
-  const Parsed p = parse(prom_textfile(summary_of({}), runs, kFacts));
+  const Parsed p = parse(prom_textfile(with_metrics(summary_of({}), runs), kFacts));
   ASSERT_TRUE(p.errors.empty()) << p.errors[0];
   const std::string bw = "vmem_repro_read_bandwidth_bytes_per_second";
   EXPECT_EQ(one(p, bw, {{"metric", "peer_read_kernel_GBps"}}).value, 12.5e9);
@@ -353,10 +372,9 @@ TEST(Prom, MeshSameGpuAndHostRowsNameTheirDevices) {
   const Summary s = summary_of(
       {row("repro_x.read", "0-1-2-3", "PASS", "PASS", false), row("repro_x.read", "0-0", "PASS", "PASS", false),
        row("repro_x.read", "3-3", "PASS", "FAIL", true), row("repro_host_shm.read", "", "PASS", "PASS", false)});
-  const std::vector<vmr_tools::Run> runs = {
-      run_with("repro_x", "read", "0-0", {{"peer_read_kernel_GBps", 2, "GB/s"}}),
-      run_with("repro_x", "read", "0-1-2-3", {{"peer_read_kernel_GBps", 1, "GB/s"}})};
-  const Parsed p = parse(prom_textfile(s, runs, kFacts));
+  const std::vector<Row> runs = {run_with("repro_x", "read", "0-0", {{"peer_read_kernel_GBps", 2, "GB/s"}}),
+                                 run_with("repro_x", "read", "0-1-2-3", {{"peer_read_kernel_GBps", 1, "GB/s"}})};
+  const Parsed p = parse(prom_textfile(with_metrics(s, runs), kFacts));
   ASSERT_TRUE(p.errors.empty()) << p.errors[0];
   struct Want {
     const char *devices, *exporter, *importer;
@@ -381,9 +399,9 @@ TEST(Prom, EveryFamilyOnceWithHelpAndTypeAndTheTriageFacts) {
   Summary s =
       summary_of({row("repro_x.read", "0-1", "PASS", "PASS", false), row("repro_x.read", "1-0", "PASS", "FAIL", true),
                   row("repro_x.read", "0-0", "PASS", "SKIP", false, true)});
-  const std::vector<vmr_tools::Run> runs = {
+  const std::vector<Row> runs = {
       run_with("repro_x", "read", "0-1", {{"peer_verify_GBps", 1, "GB/s"}, {"remote_atomics_per_s", 5, "ops/s"}})};
-  const std::string text = prom_textfile(s, runs, kFacts);
+  const std::string text = prom_textfile(with_metrics(s, runs), kFacts);
   const Parsed p = parse(text);
   for (const auto& e : p.errors) ADD_FAILURE() << e;
   const std::vector<std::string> families = {"vmem_repro_case_verdict",
@@ -408,9 +426,9 @@ TEST(Prom, EveryFamilyOnceWithHelpAndTypeAndTheTriageFacts) {
   EXPECT_EQ(one(p, "vmem_repro_triage_rows", {{"status", "not_run"}}).value, 1);
   // The same triage in another row order is the same bytes.
   std::reverse(s.rows.begin(), s.rows.end());
-  EXPECT_EQ(prom_textfile(s, runs, kFacts), text);
+  EXPECT_EQ(prom_textfile(with_metrics(s, runs), kFacts), text);
   // A family without samples is left out, not written as HELP and TYPE alone.
-  EXPECT_EQ(parse(prom_textfile(summary_of({}), {}, kFacts)).families.size(), families.size() - 4);
+  EXPECT_EQ(parse(prom_textfile(summary_of({}), kFacts)).families.size(), families.size() - 4);
 }
 
 TEST(Prom, OutcomesAndValuesAsTheTextFormatReadsThem) {

@@ -19,21 +19,29 @@ using namespace vmr_tools;
 
 namespace {
 
-// A row as check_expected makes it, of the fields the reports show.
+// A row as check_expected makes it, of the fields the reports show: the pair as a record writes it ("0-1"), the
+// observed verdict by its name ("-" or "?": none), a metric as "VALUE UNIT" and the issues joined by ','.
 Row row_of(const std::string& name, const std::string& pair, const std::string& expected, const std::string& observed,
            const std::string& result, const std::string& detail, const std::string& metric, const std::string& evidence,
-           Standing standing, const std::string& threads) {
+           Standing standing, const std::string& issues) {
   Row r;
   r.name = name;
-  r.pair = pair;
+  r.pair = pair_of(pair);
   r.expected = expected;
-  r.observed = observed;
+  r.observed = verdict_from_name(observed);
   r.result = result;
   r.detail = detail;
-  r.metric = metric;
+  if (!metric.empty()) {
+    const size_t space = metric.find(' ');
+    r.metrics.push_back({"metric", std::stod(metric.substr(0, space)), metric.substr(space + 1)});
+  }
   r.evidence = evidence;
   r.standing = standing;
-  r.threads = threads;
+  for (size_t at = 0; at < issues.size();) {
+    const size_t comma = std::min(issues.find(',', at), issues.size());
+    r.issues.push_back(issues.substr(at, comma - at));
+    at = comma + 1;
+  }
   return r;
 }
 
@@ -265,13 +273,13 @@ TEST(Summary, ReadsBackAsWritten) {
   s.rows[1].reasons = {"Memory access fault", "quote \" and \\"};
   s.rows[2].why_not_run = "skipped: no GPU \xc3\xa9";
   Row lost = s.rows[1];
-  lost.observed = "-";
+  lost.observed.reset();
   lost.standing = Standing::MissingRecord;
-  lost.pair = "2-3-4";
+  lost.pair = pair_of("2-3-4");
   s.rows.push_back(lost);
   Row unreadable;
   unreadable.name = "repro_x.0-1.json";
-  unreadable.observed = "?";
+  unreadable.observed.reset();
   unreadable.standing = Standing::Unreadable;
   s.rows.push_back(unreadable);
   count_rows(&s);
@@ -290,7 +298,7 @@ TEST(Summary, ReadsBackAsWritten) {
   EXPECT_EQ(back.problem_lines, s.problem_lines);  // what the health line names
   EXPECT_TRUE(back.rows[1].changed());
   EXPECT_TRUE(back.rows[2].not_run());
-  EXPECT_EQ(back.rows[1].threads, "iris#418,openxla/xla#46576");
+  EXPECT_EQ(back.rows[1].issues, (std::vector<std::string>{"iris#418", "openxla/xla#46576"}));
   // Typed, as written: the pair as GPU indices, the verdict or none, the standing, what was allowed, the metrics.
   const std::string json = summary_json(s);
   EXPECT_NE(json.find("\"gpus\":[1,0],\"observed\":\"FAIL\",\"standing\":\"changed_verdict\""), std::string::npos)
@@ -299,15 +307,15 @@ TEST(Summary, ReadsBackAsWritten) {
   EXPECT_NE(json.find("\"gpus\":[],\"observed\":null,\"standing\":\"unreadable_record\""), std::string::npos);
   EXPECT_NE(json.find("\"issues\":[\"iris#418\",\"openxla/xla#46576\"]"), std::string::npos);
   EXPECT_NE(json.find("\"metrics\":[{\"name\":\"read_gbps\",\"value\":333.5,\"unit\":\"GB/s\"}"), std::string::npos);
-  EXPECT_EQ(back.rows[0].metric, "333.5 GB/s");
+  EXPECT_EQ(first_metric_text(back.rows[0]), "333.5 GB/s");
   EXPECT_EQ(back.rows[1].allowed, s.rows[1].allowed);
   EXPECT_EQ(back.rows[1].reasons, s.rows[1].reasons);
   EXPECT_EQ(back.rows[1].binary + "." + back.rows[1].case_name, "repro_x.read");
   EXPECT_EQ(back.rows[2].why_not_run, s.rows[2].why_not_run);
-  EXPECT_EQ(back.rows[3].observed, "-");
+  EXPECT_EQ(observed_text(back.rows[3]), "-");
   EXPECT_EQ(back.rows[3].standing, Standing::MissingRecord);
-  EXPECT_EQ(back.rows[3].pair, "2-3-4");
-  EXPECT_EQ(back.rows[4].observed, "?");
+  EXPECT_EQ(back.rows[3].pair, pair_of("2-3-4"));
+  EXPECT_EQ(observed_text(back.rows[4]), "?");
   EXPECT_EQ(back.rows[4].standing, Standing::Unreadable);
   EXPECT_EQ(back.node, s.node);
   EXPECT_EQ(counts_text(back), "1 OK, 3 CHANGED, 1 not run, 2 table problems");

@@ -52,6 +52,7 @@ const char kSynopsis[] =
     "       check_expected --health-line [--summary SUMMARY.json] [--exit N] [--took S] [--overran B] "
     "[--require-gpu]\n"
     "       check_expected --counts SUMMARY.json\n"
+    "       check_expected --from-summary SUMMARY.json [--junit FILE] [--prom FILE --prom-took S --prom-exit N]\n"
     "       check_expected --publish FILE --from SOURCE\n"
     "       check_expected --md-text TEXT...\n"
     "       check_expected --md-fence FILE [--info WORD]\n";
@@ -74,6 +75,8 @@ const char kModeHelp[] =
     "               exit 0 healthy, 1 unhealthy (or --overran: stopped at B s), 77 no GPU case ran, 99 no summary\n"
     "  --counts     SUMMARY.json's counts as the console's line: \"N OK, N CHANGED, N not run, N table problems\";\n"
     "               exit 99 where it is not a summary of this version\n"
+    "  --from-summary the JUnit file and Prometheus textfile of SUMMARY.json's comparison (--prom-exit: the\n"
+    "               triage's exit code, the outcome); exit 0, or 99 naming what could not be read or written\n"
     "  --publish    FILE gets SOURCE's bytes, written as every output is (atomically; through a link or device);\n"
     "               exit 0, or 99 naming what could not be read or written\n"
     "  --md-text    each TEXT (every word after the flag, as it is) as literal inline Markdown, one line each\n"
@@ -131,7 +134,7 @@ bool write_compare_outputs(const CompareOptions& o, const Check& check, const st
                                           {o.ran, [&] { return backends_ran(check.runs); }},
                                           {o.rocm_md, [&] { return rocm_versions_md(check.runs); }},
                                           {o.junit, [&] { return rows_junit(s.rows); }},
-                                          {o.prom, [&] { return prom_textfile(s, check.runs, facts); }}});
+                                          {o.prom, [&] { return prom_textfile(s, facts); }}});
 }
 
 // 1 where a row differs or the table has a problem; else 77 where --gpu-run-required and no GPU case ran; else 0.
@@ -261,6 +264,34 @@ int counts_mode(const std::vector<std::string>& args) {
   return 0;
 }
 
+// --from-summary SUMMARY.json [--junit FILE] [--prom FILE --prom-took S --prom-exit N]: the JUnit file and the
+// Prometheus textfile of a comparison already made (scripts/triage's, after its summary.json), so the comparison runs
+// once. --prom-exit is the triage's exit code, the textfile's outcome. Exit 0, or 99 naming what could not be read or
+// written.
+int from_summary_mode(const std::vector<std::string>& args) {
+  std::string path, junit, prom, took, exit_text;
+  Flags f;
+  f.values = {{"--from-summary", &path},
+              {"--junit", &junit},
+              {"--prom", &prom},
+              {"--prom-took", &took},
+              {"--prom-exit", &exit_text}};
+  PromFacts facts;
+  int64_t rc = 0;
+  if (!parse_flags(args, f) || path.empty() || (junit.empty() && prom.empty()) ||
+      (!prom.empty() && (!parse_seconds(took, &facts.took_s) || !parse_int64(exit_text, &rc) || rc < 0 || rc > 255)))
+    return usage();
+  Summary s;
+  if (!load_summary(path, &s)) return 99;
+  facts.exit_code = int(rc);
+  facts.outcome = prom_outcome(int(rc));
+  facts.finished_unix = int64_t(std::time(nullptr));
+  return write_reports("check_expected",
+                       {{junit, [&] { return rows_junit(s.rows); }}, {prom, [&] { return prom_textfile(s, facts); }}})
+             ? 0
+             : 99;
+}
+
 // --report-md FILE: the triage's report.md from the summary.json its comparison wrote, so that the report says
 // exactly what the comparison found. Exit 99 where the summary cannot be read or the report cannot be written.
 int report_mode(const std::vector<std::string>& args) {
@@ -356,15 +387,11 @@ struct Mode {
   const char* flag;
   int (*run)(const std::vector<std::string>& args);
 };
-const Mode kModes[] = {{"--record", record_mode},
-                       {"--cases", cases_mode},
-                       {"--report-md", report_mode},
-                       {"--bisect", bisect_mode},
-                       {"--health-line", health_line_mode},
-                       {"--publish", publish_mode},
-                       {"--md-text", md_text_mode},
-                       {"--md-fence", md_fence_mode},
-                       {"--counts", counts_mode}};
+const Mode kModes[] = {{"--record", record_mode},           {"--cases", cases_mode},
+                       {"--report-md", report_mode},        {"--bisect", bisect_mode},
+                       {"--health-line", health_line_mode}, {"--publish", publish_mode},
+                       {"--md-text", md_text_mode},         {"--md-fence", md_fence_mode},
+                       {"--counts", counts_mode},           {"--from-summary", from_summary_mode}};
 
 }  // namespace
 

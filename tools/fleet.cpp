@@ -173,15 +173,15 @@ void add_to_cell(Cell* cell, const Run& r, const std::vector<ExpectedRow>& table
 }
 
 // The node's own summary in its cells: each planned run without a record, and at least as many CHANGED runs per
-// case as its triage found (its table may have differed from this one). Unreadable records ("?") are problems.
+// case as its triage found (its table may have differed from this one). Unreadable records are problems.
 void add_summary(const Node& n, Cells* cells, std::set<std::string>* cases) {
   std::map<std::string, int> changed;
   for (const auto& row : n.summary.rows) {
-    if (!row.changed() || row.observed == "?") continue;
+    if (!row.changed() || row.standing == Standing::Unreadable) continue;
     cases->insert(row.name);
     Cell& cell = (*cells)[row.name][n.name];
     ++changed[row.name];
-    if (row.observed != "-") continue;
+    if (row.standing != Standing::MissingRecord) continue;
     ++cell.missing;
     if (cell.total == 0) cell.verdict = Verdict::Harness;
   }
@@ -534,11 +534,11 @@ std::string fleet_junit(const Report& r, const std::vector<ExpectedRow>& table) 
       suite.cases.push_back(std::move(c));
     }
     for (const auto& row : n.summary.rows) {  // planned runs that left no record: in no run above
-      if (!row.changed() || row.observed != "-") continue;
+      if (row.standing != Standing::MissingRecord) continue;
       const size_t dot = row.name.find('.');
       suite.cases.push_back({"fleet." + n.name + "." + row.name.substr(0, dot),
                              row.name.substr(dot == std::string::npos ? row.name.size() : dot + 1) +
-                                 (row.pair.empty() ? "" : "[" + arrow(row.pair) + "]"),
+                                 (row.pair.empty() ? "" : "[" + arrow(pair_key(row.pair)) + "]"),
                              JunitCase::Outcome::Failure, "no record: " + row.result, ""});
     }
     suites.push_back(std::move(suite));

@@ -15,19 +15,18 @@ using namespace vmr;
 
 namespace {
 
-bool ran(const Row& r) { return !r.not_run() && r.observed != "SKIP"; }
+bool ran(const Row& r) { return !r.not_run() && r.observed != Verdict::Skip; }
 
-// What a row observed, in words where check_expected writes a sign: "-" is a planned run that left no record, "?"
-// a record that could not be read.
-std::string observed_text(const Row& r) {
-  if (r.observed == "-") return "NO RECORD";
-  if (r.observed == "?") return "UNREADABLE RECORD";
-  return r.observed;
+// What a row observed, in words: its verdict, or why it has none (a planned run that left no record, a record that
+// could not be read).
+std::string observed_words(const Row& r) {
+  if (r.observed) return verdict_name(*r.observed);
+  return r.standing == Standing::Unreadable ? "UNREADABLE RECORD" : "NO RECORD";
 }
 
 std::string row_line(const Row& r, int others) {
-  std::string line = "vmem-repro: " + r.name + " " + observed_text(r);
-  if (const std::string where = pair_arrow(pair_of(r.pair)); !where.empty()) line += " " + where;
+  std::string line = "vmem-repro: " + r.name + " " + observed_words(r);
+  if (const std::string where = pair_arrow(r.pair); !where.empty()) line += " " + where;
   line += r.expected == "-" ? " (no expected verdict)" : " (expected " + r.expected + ")";
   // Before the detail, so that the cut to 200 bytes never takes the count of the other rows.
   if (others > 0) line += " (+" + std::to_string(others) + " more)";
@@ -71,15 +70,9 @@ size_t time_unit_at(std::string_view text, size_t i) {
 // parentheses ("not run (binary not built here)").
 std::string nothing_ran_reason(const Summary& s) {
   for (const auto& r : s.rows)
-    if (r.observed == "SKIP" && !r.detail.empty()) return r.detail;
-  for (const auto& r : s.rows) {
-    if (!r.not_run()) continue;
-    const std::string_view why = r.result;
-    const std::string_view prefix = "not run (";
-    if (why.substr(0, prefix.size()) == prefix && why.back() == ')')
-      return r.name + ": " + std::string(why.substr(prefix.size(), why.size() - prefix.size() - 1));
-    return r.name + ": " + r.result;
-  }
+    if (r.observed == Verdict::Skip && !r.detail.empty()) return r.detail;
+  for (const auto& r : s.rows)
+    if (r.not_run()) return r.name + ": " + (r.why_not_run.empty() ? r.result : r.why_not_run);
   return "no GPU case in the summary";
 }
 
@@ -105,7 +98,7 @@ const Row* first_differing_row(const Summary& s) {
   const Row* first = nullptr;
   for (const auto& r : s.rows) {
     if (!r.changed()) continue;
-    if (pair_of(r.pair).is_pair()) return &r;
+    if (r.pair.is_pair()) return &r;
     if (!first) first = &r;
   }
   return first;
@@ -203,7 +196,7 @@ HealthVerdict judge_health(const Summary* s, const std::string& unreadable_why, 
   for (const auto& r : s->rows) {
     if (!ran(r)) continue;
     ++as_expected;
-    for (int g : pair_of(r.pair).gpus) gpus.insert(g);
+    for (int g : r.pair.gpus) gpus.insert(g);
   }
   if (e == 77 || gpus.empty())
     return verdict(when_nothing_ran(run), "vmem-repro: no GPU case could run here (" + nothing_ran_reason(*s) + ")");

@@ -94,11 +94,10 @@ struct Family {
 
 // The labels that name a case and where it ran: the pair's two GPUs as exporter (rank 0) and importer (rank 1),
 // the same GPU twice for the diagonal's "0-0"; a mesh ("0-1-2-3") or a host run ("") has neither.
-Labels case_labels(const std::string& name, const std::string& pair) {
-  const Pair p = pair_of(pair);
+Labels case_labels(const std::string& name, const Pair& p) {
   return {{"case", name},
           {"binary", name.substr(0, name.find('.'))},
-          {"devices", pair},
+          {"devices", pair_key(p)},
           {"exporter", p.is_pair() ? std::to_string(p.gpus[0]) : ""},
           {"importer", p.is_pair() ? std::to_string(p.gpus[1]) : ""}};
 }
@@ -106,41 +105,37 @@ Labels case_labels(const std::string& name, const std::string& pair) {
 // The verdict's exit code. A row without one is 99 (a harness error) where it is CHANGED (a planned run without
 // its record, an unreadable record) and 77 (as a SKIP) where it is "not run" (a binary not built, a case not in
 // the plan): an alert on "neither 0 nor 77" then fires for what went wrong only.
-int observed_code(const Row& r) {
-  const auto v = verdict_from_name(r.observed);
-  return v ? exit_code(*v) : r.not_run() ? 77 : 99;
-}
+int observed_code(const Row& r) { return r.observed ? exit_code(*r.observed) : r.not_run() ? 77 : 99; }
 
-// The row's expected verdicts without their reasons ("CRASH/FAIL/PASS ~Memory access fault" -> "CRASH/FAIL/PASS"):
-// a label value stays short and one series per row; the reasons are in report.md. "none" where no row applies.
-std::string short_expected(const std::string& cell) {
-  const std::string names(trim(std::string_view(cell).substr(0, cell.find('~'))));
-  return names.empty() || names == "-" ? "none" : names;
+// The verdicts the rows that may apply allow, without their reasons ("CRASH/FAIL/PASS"): a label value stays short
+// and one series per row; the reasons are in report.md. "none" where no row applies.
+std::string allowed_text(const Row& r) {
+  std::string names;
+  for (Verdict v : r.allowed) names += std::string(names.empty() ? "" : "/") + verdict_name(v);
+  return names.empty() ? "none" : names;
 }
 
 void add_rows(const Summary& s, Family* verdict, Family* changed) {
-  std::set<std::pair<std::string, std::string>> seen;  // one series per case and pair, the first row's
+  std::set<std::pair<std::string, Pair>> seen;  // one series per case and pair, the first row's
   for (const Row& r : s.rows) {
     if (!seen.emplace(r.name, r.pair).second) continue;
     Labels labels = case_labels(r.name, r.pair);
     changed->add(labels, r.changed() ? 1 : 0);
-    const auto v = verdict_from_name(r.observed);
-    labels.emplace_back("verdict", v ? verdict_name(*v) : "none");
-    labels.emplace_back("expected", short_expected(r.expected));
+    labels.emplace_back("verdict", r.observed ? verdict_name(*r.observed) : "none");
+    labels.emplace_back("expected", allowed_text(r));
     verdict->add(labels, observed_code(r));
   }
 }
 
-// The case-level metrics of every readable run, in the two units a dashboard compares across nodes.
-void add_metrics(const std::vector<Run>& runs, Family* bandwidth, Family* atomics) {
-  std::set<std::tuple<std::string, std::string, std::string>> seen;
-  for (const Run& run : runs) {
-    if (!run.error.empty()) continue;
-    const std::string name = run.binary + "." + run.case_name;
-    for (const Metric& m : run.metrics) {
+// The case-level metrics of every row that has a record, in the two units a dashboard compares across nodes.
+void add_metrics(const Summary& s, Family* bandwidth, Family* atomics) {
+  std::set<std::tuple<std::string, Pair, std::string>> seen;
+  for (const Row& r : s.rows) {
+    const std::string& name = r.name;
+    for (const Metric& m : r.metrics) {
       const bool gbps = m.unit == "GB/s", ops = m.unit == "ops/s";
-      if ((!gbps && !ops) || !seen.emplace(name, run.pair, m.name).second) continue;
-      Labels labels = case_labels(name, run.pair);
+      if ((!gbps && !ops) || !seen.emplace(name, r.pair, m.name).second) continue;
+      Labels labels = case_labels(name, r.pair);
       labels.emplace_back("metric", m.name);
       if (gbps) bandwidth->add(labels, m.value * 1e9);
       if (ops) atomics->add(labels, m.value);
@@ -158,7 +153,7 @@ std::string node_verdict_codes() {
 
 }  // namespace
 
-std::string prom_textfile(const Summary& s, const std::vector<Run>& runs, const PromFacts& f) {
+std::string prom_textfile(const Summary& s, const PromFacts& f) {
   Family verdict{
       "vmem_repro_case_verdict",
       "The verdict's exit code of a case on a GPU pair: " + node_verdict_codes() +
@@ -175,7 +170,7 @@ std::string prom_textfile(const Summary& s, const std::vector<Run>& runs, const 
       {}};
   Family atomics{"vmem_repro_atomics_per_second", "A case's remote atomic operations per second.", {}};
   add_rows(s, &verdict, &changed);
-  add_metrics(runs, &bandwidth, &atomics);
+  add_metrics(s, &bandwidth, &atomics);
 
   Family duration{"vmem_repro_triage_duration_seconds", "Wall time of the last triage.", {}};
   duration.add({}, f.took_s);

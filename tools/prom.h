@@ -31,7 +31,7 @@ std::string prom_outcome(int exit_code);
 
 // The textfile: per summary row (case x pair) its verdict and whether it CHANGED; per run the case-level metrics
 // in GB/s (as bytes/s) and ops/s; the triage's duration, exit code, outcome, finish time and row counts.
-std::string prom_textfile(const Summary& s, const std::vector<Run>& runs, const PromFacts& f);
+std::string prom_textfile(const Summary& s, const PromFacts& f);
 
 // A label value as the text format takes it: valid UTF-8 (else U+FFFD), \ " and newline escaped as \\ \" \n, and
 // any other control byte (which the format has no escape for) as the reports write it, \xNN, its backslash escaped:

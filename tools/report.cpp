@@ -64,7 +64,7 @@ bool read_metrics(const JsonValue& v, std::vector<Metric>* out) {
 }
 
 // The GPU indices of a row: [] where the run did not choose its GPUs, else two or more.
-bool read_gpus(const JsonValue& v, std::string* pair) {
+bool read_gpus(const JsonValue& v, Pair* pair) {
   const JsonValue* list = v.get("gpus");
   if (!list || list->type != JsonValue::Array || list->arr.size() == 1) return false;
   Pair p;
@@ -72,7 +72,7 @@ bool read_gpus(const JsonValue& v, std::string* pair) {
     if (g.type != JsonValue::Number || g.num < 0 || g.num != double(int(g.num))) return false;
     p.gpus.push_back(int(g.num));
   }
-  *pair = pair_key(p);
+  *pair = p;
   return true;
 }
 
@@ -88,24 +88,20 @@ bool read_row(const JsonValue& v, Row* r) {
     if (!f || f->type != JsonValue::String) return false;
     r->*member = f->str;
   }
-  std::vector<std::string> issues;
   if (!standing_from_name(v.get_string("standing"), &r->standing) || !read_gpus(v, &r->pair) ||
       !read_verdicts(v, "allowed", &r->allowed) || !read_texts(v, "reasons", &r->reasons) ||
-      !read_texts(v, "issues", &issues) || !read_metrics(v, &r->metrics))
+      !read_texts(v, "issues", &r->issues) || !read_metrics(v, &r->metrics))
     return false;
-  r->threads = join(issues, ",");
-  r->metric = r->metrics.empty() ? "" : metric_text(r->metrics.front());
-  // The observed verdict, or null where there is none: "?" for an unreadable record, "-" for a run without one.
+  // The observed verdict, or null where there is none (no record, or one that could not be read: the standing says).
   const JsonValue* observed = v.get("observed");
   if (!observed) return false;
   if (observed->type == JsonValue::Null) {
-    r->observed = r->standing == Standing::Unreadable ? "?" : "-";
-    return true;
+    r->observed.reset();
+    return r->standing == Standing::Unreadable || r->standing == Standing::MissingRecord ||
+           r->standing == Standing::NotRun;
   }
-  const auto verdict = observed->type == JsonValue::String ? verdict_from_name(observed->str) : std::nullopt;
-  if (!verdict) return false;
-  r->observed = verdict_name(*verdict);
-  return true;
+  r->observed = observed->type == JsonValue::String ? verdict_from_name(observed->str) : std::nullopt;
+  return r->observed.has_value();
 }
 
 bool read_count(const JsonValue& v, const char* key, int* out) {
@@ -125,9 +121,10 @@ void fill_cells(const std::vector<Row>& rows, std::map<std::string, Grid>* cells
   for (bool mesh_pass : {true, false})
     for (const auto& r : rows) {
       std::vector<std::string> ids;
-      for (int id : pair_of(r.pair).gpus) ids.push_back(std::to_string(id));
+      for (int id : r.pair.gpus) ids.push_back(std::to_string(id));
       if (ids.size() < 2 || (ids.size() > 2) != mesh_pass) continue;
-      const std::string cell = r.observed + (r.metric.empty() ? "" : " " + r.metric) +
+      const std::string metric = first_metric_text(r);
+      const std::string cell = observed_text(r) + (metric.empty() ? "" : " " + metric) +
                                (r.changed() ? " (CHANGED)" : "") + (mesh_pass ? " (mesh)" : "");
       if (mesh_pass) {
         for (const auto& exp : ids)
@@ -176,12 +173,19 @@ void matrix_text(std::ostringstream& os, const std::string& name, const Grid& gr
 
 }  // namespace
 
+std::string observed_text(const Row& r) {
+  if (r.observed) return verdict_name(*r.observed);
+  return r.standing == Standing::Unreadable ? "?" : "-";
+}
+
+std::string first_metric_text(const Row& r) { return r.metrics.empty() ? "" : metric_text(r.metrics.front()); }
+
 bool points_to_threads(const Row& r) {
   // Only what the node did points to a runtime's regression: a HARNESS or USAGE row (the suite broke: too few file
   // descriptors, a bad option), an unreadable record ("?") or a planned run without one ("-") would blame ROCm's
   // thread for the suite's own trouble, or for what nobody saw.
-  const auto v = verdict_from_name(r.observed);
-  if (r.threads.empty() || !v || is_suite_verdict(*v)) return false;
+  const auto& v = r.observed;
+  if (r.issues.empty() || !v || is_suite_verdict(*v)) return false;
   return r.changed() || *v == Verdict::Fail || *v == Verdict::Crash || *v == Verdict::Hang;
 }
 
@@ -218,11 +222,10 @@ void write_texts(JsonWriter& j, const char* key, const std::vector<std::string>&
 void write_row(JsonWriter& j, const Row& r) {
   j.begin_object().key("name").value(r.name).key("binary").value(r.binary).key("case").value(r.case_name);
   j.key("gpus").begin_array();
-  for (int g : pair_of(r.pair).gpus) j.value(g);
+  for (int g : r.pair.gpus) j.value(g);
   j.end_array();
-  const auto observed = verdict_from_name(r.observed);  // ("-" and "?" are no verdict)
-  if (observed)
-    j.key("observed").value(verdict_name(*observed));
+  if (r.observed)
+    j.key("observed").value(verdict_name(*r.observed));
   else
     j.key("observed").null();
   j.key("standing").value(standing_name(r.standing)).key("why_not_run").value(r.why_not_run);
@@ -232,10 +235,7 @@ void write_row(JsonWriter& j, const Row& r) {
   write_texts(j, "reasons", r.reasons);
   j.key("expected").value(r.expected).key("result").value(r.result).key("detail").value(r.detail);
   j.key("evidence").value(r.evidence);
-  std::vector<std::string> issues;
-  for (auto t : split(r.threads, ','))
-    if (!t.empty()) issues.emplace_back(t);
-  write_texts(j, "issues", issues);
+  write_texts(j, "issues", r.issues);
   j.key("metrics").begin_array();
   for (const auto& m : r.metrics)
     j.begin_object().key("name").value(m.name).key("value").value(m.value).key("unit").value(m.unit).end_object();
@@ -301,13 +301,13 @@ std::string thread_lines(const Summary& s, bool markdown) {
     std::vector<std::string> shown;
     // A label read back from a summary.json is a link only where it is a thread's label (owner/repo#N): any other
     // text is text.
-    for (const auto& t : split(r.threads, ','))
+    for (const auto& t : r.issues)
       shown.push_back(!markdown            ? std::string(t)
                       : is_thread_label(t) ? "[" + std::string(t) + "](" + thread_url(t) + ")"
                                            : md_text(std::string(t)));
     const auto text = [&](const std::string& v) { return markdown ? md_text(v) : v; };
-    os << (markdown ? "- " : "  ") << text(r.name) << (r.pair.empty() ? "" : " " + text(r.pair)) << ": "
-       << text(r.observed) << (r.changed() ? " (CHANGED)" : "") << " -> " << join(shown, ", ") << "\n";
+    os << (markdown ? "- " : "  ") << text(r.name) << (r.pair.empty() ? "" : " " + text(pair_key(r.pair))) << ": "
+       << text(observed_text(r)) << (r.changed() ? " (CHANGED)" : "") << " -> " << join(shown, ", ") << "\n";
   }
   return os.str();
 }
@@ -322,7 +322,8 @@ std::string console_table(const Summary& s) {
        << std::setw(9) << observed << " " << result << "\n";
   };
   line("case", "pair", "expected", "observed", "result");
-  for (const auto& r : s.rows) line(r.name, r.pair.empty() ? "-" : r.pair, r.expected, r.observed, r.result);
+  for (const auto& r : s.rows)
+    line(r.name, r.pair.empty() ? "-" : pair_key(r.pair), r.expected, observed_text(r), r.result);
   os << counts_text(s) << "\n";
   const std::string threads = thread_lines(s, false);
   if (!threads.empty()) os << "known regressions these rows point to:\n" << threads;
@@ -349,8 +350,8 @@ std::string verdicts_md(const Summary& s) {
      << counts_text(s) << ".\n\n| case | pair | expected | observed | result |\n"
      << "| --- | --- | --- | --- | --- |\n";
   for (const auto& r : s.rows)
-    md << "| " << md_text(r.name) << " | " << (r.pair.empty() ? "-" : md_text(r.pair)) << " | " << md_text(r.expected)
-       << " | " << md_text(r.observed) << " | " << md_text(r.result) << " |\n";
+    md << "| " << md_text(r.name) << " | " << (r.pair.empty() ? "-" : md_text(pair_key(r.pair))) << " | "
+       << md_text(r.expected) << " | " << md_text(observed_text(r)) << " | " << md_text(r.result) << " |\n";
   const std::string threads = thread_lines(s, true);
   if (!threads.empty()) md << "\n### Known regressions these rows point to\n\n" << threads;
   std::string m = matrices(s.rows, true);
@@ -365,10 +366,10 @@ std::string rows_junit(const std::vector<Row>& rows) {
   for (const auto& r : rows) {
     JunitCase c;
     c.classname = r.name.substr(0, r.name.find('.'));
-    c.name = r.name.substr(r.name.find('.') + 1) + (r.pair.empty() ? "" : "[" + r.pair + "]");
+    c.name = r.name.substr(r.name.find('.') + 1) + (r.pair.empty() ? "" : "[" + pair_key(r.pair) + "]");
     if (r.changed()) {
       c.outcome = JunitCase::Outcome::Failure;
-      c.message = r.observed + ", expected " + r.expected;
+      c.message = observed_text(r) + ", expected " + r.expected;
       c.text = r.result;
     } else if (r.not_run()) {
       c.outcome = JunitCase::Outcome::Skipped;

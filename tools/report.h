@@ -6,12 +6,14 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "compare.h"
 #include "harness/expected.h"
+#include "pair.h"
 #include "run_records.h"
 
 namespace vmr_tools {
@@ -19,14 +21,15 @@ namespace vmr_tools {
 // One row of check_expected's comparison: a case (and GPU pair) with what was expected, what was observed, how it
 // stands and the result in words ("OK", "not run (...)", "CHANGED: ...").
 struct Row {
-  std::string name;                    // "binary.case"; an unreadable record's row: its file name
-  std::string pair;                    // pair_key ("0-1", "0-1-2-3"); "" where the run did not choose its GPUs
-  std::string expected;                // the verdict cells of the rows that may apply (Comparison::expected), "-"
-  std::string observed;                // the verdict's name; "-": no record, "?": an unreadable record
-  std::string result, detail, metric;  // metric: the first of `metrics`, short ("12.5 GB/s")
+  std::string name;  // "binary.case"; an unreadable record's row: its file name
+  Pair pair;         // the GPUs the run chose (empty where it did not: a host run)
+  // The verdict the record holds; none where there is no record (MissingRecord) or it could not be read (Unreadable).
+  std::optional<vmr::Verdict> observed;
+  std::string expected;        // the verdict cells of the rows that may apply (Comparison::expected), "-": none
+  std::string result, detail;  // result: "OK", "not run (...)", "CHANGED: ..." (result_text)
   std::string evidence;
   Standing standing = Standing::Ok;
-  std::string threads;  // the case's thread labels ("iris#418,rocm-systems#4476"), the regressions it points to
+  std::vector<std::string> issues;    // the case's issue labels ("iris#418"), the regressions it points to
   std::string binary, case_name;      // "" in an unreadable record's row
   std::vector<vmr::Verdict> allowed;  // what the rows that may apply allow
   std::vector<std::string> reasons;   // and the reasons a non-PASS must give (one of them; none: any)
@@ -36,6 +39,11 @@ struct Row {
   bool changed() const { return standing_differs(standing); }
   bool not_run() const { return standing == Standing::NotRun; }
 };
+
+// The observed column as a reader sees it: the verdict's name, "-" for no record, "?" for an unreadable one.
+std::string observed_text(const Row& r);
+// The first metric as a cell shows it ("12.5 GB/s"), "" where the row has none.
+std::string first_metric_text(const Row& r);
 
 // Whether a row points a reader to its threads: it differs from the table, or the case failed (FAIL, CRASH, HANG)
 // even as expected, and the case names a thread; never where the observed verdict is none of the node's (HARNESS,

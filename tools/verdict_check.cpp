@@ -149,12 +149,11 @@ Row run_row(const std::string& name, const Run& run, const Comparison& c, Standi
   r.name = name;
   r.binary = run.binary;
   r.case_name = run.case_name;
-  r.pair = run.pair;
+  r.pair = pair_of(run.pair);
   r.expected = c.expected();
-  r.observed = verdict_name(run.verdict);
+  r.observed = run.verdict;
   r.result = std::move(result);
   r.detail = run.detail;
-  r.metric = run.metric;
   r.metrics = run.metrics;
   r.standing = standing;
   if (standing == Standing::NotRun) r.why_not_run = "skipped: " + run.detail;
@@ -193,9 +192,8 @@ void missing_rows(const ExpectedRow& t, const std::string& name, const std::set<
     r.name = name;
     r.binary = t.binary;
     r.case_name = t.case_name;
-    r.pair = pair;
+    r.pair = pair_of(pair);
     r.expected = verdict_cell(t);
-    r.observed = "-";
     r.result = result;
     r.evidence = t.evidence;
     r.standing = changed ? Standing::MissingRecord : Standing::NotRun;
@@ -242,7 +240,6 @@ Row unreadable_row(const std::vector<ExpectedRow>& table, const Run& run) {
   Row r;
   r.name = run.file;
   r.expected = c.expected();
-  r.observed = "?";
   r.result = result_text(c, run);
   r.detail = run.error;
   r.standing = Standing::Unreadable;
@@ -283,8 +280,8 @@ Status run_check(const CheckInputs& in, const std::vector<ExpectedRow>& table, C
     const size_t first = out->summary.rows.size();
     rows_of_runs(t, name, table, out, &pairs_seen);
     missing_rows(t, name, pairs_seen, plan, b, in.results, &out->summary);
-    const std::string threads = join(case_policy(table, t.binary, t.case_name).threads(), ",");
-    for (size_t k = first; k < out->summary.rows.size(); ++k) out->summary.rows[k].threads = threads;
+    const std::vector<std::string> issues = case_policy(table, t.binary, t.case_name).threads();
+    for (size_t k = first; k < out->summary.rows.size(); ++k) out->summary.rows[k].issues = issues;
   }
   count_rows(&out->summary);
   out->summary.problems = int(problems.size());

@@ -67,15 +67,15 @@ judge_and_finish() {
   rc=0
   "$BUILD_DIR/bin/check_expected" "${compare[@]}" --matrix --summary-json "$out/summary.json" | tee "$out/summary.txt" ||
     { piped=("${PIPESTATUS[@]}"); rc=${piped[0]}; [ "${piped[1]}" = 0 ] || own_step_failed "$LINENO" "tee >$out/summary.txt"; }
-  # --junit and --prom, outside the folder, from the same comparison but apart from summary.json: one that cannot be
-  # written (a wrong path, a full disk; the tool names it on stderr) is said on the last line beside the node's
-  # verdict, and never takes the place of a CHANGED (1), on which a health check drains the node.
+  # --junit and --prom, outside the folder, from summary.json (the comparison runs once): one that cannot be written
+  # (a wrong path, a full disk; the tool names it on stderr) is said on the last line beside the node's verdict, and
+  # never takes the place of a CHANGED (1), on which a health check drains the node.
   unwritten=
   if [ -n "$junit$prom" ] && { [ "$rc" = 0 ] || [ "$rc" = 1 ] || [ "$rc" = 77 ]; }; then
     written=0
-    "$BUILD_DIR/bin/check_expected" "${compare[@]}" ${junit:+--junit "$junit"} \
-      ${prom:+--prom "$prom" --prom-took "$(seconds_since "$started" %.3f)"} >/dev/null || written=$?
-    [ "$written" != 99 ] || unwritten="${junit:+ --junit $junit}${prom:+ --prom $prom}"
+    "$BUILD_DIR/bin/check_expected" --from-summary "$out/summary.json" ${junit:+--junit "$junit"} \
+      ${prom:+--prom "$prom" --prom-took "$(seconds_since "$started" %.3f)" --prom-exit "$rc"} >/dev/null || written=$?
+    [ "$written" = 0 ] || unwritten="${junit:+ --junit $junit}${prom:+ --prom $prom}"
   fi
   took=$(seconds_since "$started" %.1f)
   # report.md: the verdicts of summary.json under this run's facts, written by the tool (one writer, atomic). Where it
@@ -99,7 +99,7 @@ judge_and_finish() {
     rc=99  # (the tool said why above)
   fi
   # (From summary.json, as every reader of the comparison: never from the console's text.)
-  counts=$("$BUILD_DIR/bin/check_expected" --counts "$out/summary.json" 2>/dev/null | cut -d, -f1-3 || true)
+  counts=$("$BUILD_DIR/bin/check_expected" --counts "$out/summary.json" 2>/dev/null || true)
   case "$rc" in
     0) outcome="ALL AS EXPECTED (exit 0): ${counts:-?}" ;;
     1) outcome="CHANGED (exit 1): ${counts:-?}; the CHANGED rows above differ from expected/verdicts.md" ;;
