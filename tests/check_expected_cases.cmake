@@ -83,7 +83,7 @@ string(REGEX MATCHALL "(^|\n)(TABLE|BUILD): " problems "${out}")  # (the lines h
 list(LENGTH problems n)
 if(NOT rc EQUAL 1 OR NOT n EQUAL 1
    OR NOT out MATCHES "BUILD: ${WORK}/partial/bin/repro_host_shm is not there, though the manifest"
-   OR NOT out MATCHES "repro_host_shm\\.read [^\n]*not run \\(binary missing from the build")
+   OR NOT out MATCHES "not run \\(binary missing from the build[^\n]*: repro_host_shm \\([0-9]+\\)")
   message(FATAL_ERROR "a missing listed binary must be one BUILD problem (exit ${rc}, ${n} problems):\n${out}\n${err}")
 endif()
 

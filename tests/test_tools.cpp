@@ -422,11 +422,11 @@ TEST(Matrix, TheDiagonalShowsTheSameGpuRunAndAMeshLeavesItEmpty) {
   std::vector<Row> rows;
   rows.push_back(row_of("repro_x.read", "0-0", "PASS", "FAIL", "CHANGED: x", "", "", "", Standing::WrongVerdict, ""));
   rows.push_back(row_of("repro_x.read", "0-1", "PASS", "PASS", "OK", "", "", "", Standing::Ok, ""));
-  const std::string text = matrices(rows, true);
+  const std::string text = matrices(rows, true, true);
   EXPECT_NE(text.find("| GPU 0 | FAIL (CHANGED) | PASS |"), std::string::npos) << text;
   EXPECT_NE(text.find("| GPU 1 | not run | - |"), std::string::npos) << text;
   std::vector<Row> mesh = {row_of("repro_x.read", "0-1-2", "PASS", "PASS", "OK", "", "", "", Standing::Ok, "")};
-  const std::string m = matrices(mesh, true);
+  const std::string m = matrices(mesh, true, true);
   EXPECT_NE(m.find("| GPU 1 | PASS (mesh) | - | PASS (mesh) |"), std::string::npos) << m;
 }
 
@@ -537,4 +537,38 @@ TEST(Pair, BadTextIsOneUsageError) {
     EXPECT_TRUE(p.empty()) << text;
     EXPECT_TRUE(pair_of(text).empty()) << text;
   }
+}
+
+// The console fits a screen: every row that ran stays, the rows not run are one line per reason with their
+// binaries, and the counts still count every row.
+TEST(Report, TheConsoleFoldsRowsNotRunIntoOneLinePerReason) {
+  std::vector<Row> rows;
+  rows.push_back(row_of("repro_cuda_vmm.read", "0-0", "PASS", "PASS", "OK", "", "", "", Standing::Ok, ""));
+  rows.push_back(
+      row_of("repro_cuda_vmm.atomics", "0-0", "PASS", "FAIL", "CHANGED: x", "", "", "", Standing::WrongVerdict, ""));
+  for (const char* name : {"repro_hip_a.read", "repro_hip_a.atomics", "repro_hip_b.read"}) {
+    Row r = row_of(name, "", "SKIP", "-", "not run (binary not built here)", "", "", "", Standing::NotRun, "");
+    r.binary = std::string(name).substr(0, std::string(name).find('.'));
+    r.why_not_run = "binary not built here";
+    rows.push_back(r);
+  }
+  Row skipped = row_of("repro_cuda_vmm.grant", "0-0", "SKIP/PASS", "SKIP", "not run (skipped: one GPU)", "", "", "",
+                       Standing::NotRun, "");
+  skipped.binary = "repro_cuda_vmm";
+  skipped.why_not_run = "skipped: one GPU";
+  rows.push_back(skipped);
+  const std::string text = console_table(summary_of(rows));
+  EXPECT_NE(text.find("repro_cuda_vmm.read "), std::string::npos) << text;
+  EXPECT_NE(text.find("repro_cuda_vmm.atomics "), std::string::npos) << text;
+  EXPECT_NE(text.find("\n3 case runs not run (binary not built here): repro_hip_a (2), repro_hip_b (1)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\n1 case run not run (skipped: one GPU): repro_cuda_vmm (1)\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("repro_hip_a.read"), std::string::npos) << text;
+  EXPECT_NE(text.find("1 OK, 1 CHANGED, 4 not run"), std::string::npos) << text;
+  // One GPU and nothing failed: no matrix on the console (report.md keeps every one); a failing case keeps its own.
+  const std::string console = matrices(rows, false, false);
+  EXPECT_EQ(console.find("repro_cuda_vmm.read"), std::string::npos) << console;
+  EXPECT_NE(console.find("repro_cuda_vmm.atomics"), std::string::npos) << console;
+  EXPECT_NE(matrices(rows, false, true).find("repro_cuda_vmm.read"), std::string::npos);
 }

@@ -156,7 +156,7 @@ int compare_mode(const std::vector<std::string>& args) {
     return 99;
   }
   std::fputs(console_table(check.summary).c_str(), stdout);
-  if (o.matrix) std::fputs(matrices(check.summary.rows, false).c_str(), stdout);
+  if (o.matrix) std::fputs(matrices(check.summary.rows, false, false).c_str(), stdout);
   std::fflush(stdout);  // the table before any write error, as a reader of both streams expects
   // The exit code before the outputs are written: the Prometheus file carries it as the outcome.
   const int rc = compare_exit_code(o, check.summary);

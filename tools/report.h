@@ -79,10 +79,14 @@ vmr::Status read_summary_json(std::string_view text, const std::string& source, 
 // closing line.
 std::string counts_text(const Summary& s);
 
-// The console table: case / pair / expected / observed / result, then the counts.
+// The console table: case / pair / expected / observed / result for every row that ran (OK, CHANGED, failing), the
+// rows not run folded into one line per reason ("31 case runs not run (binary not built here): repro_x (5), ..."),
+// then the counts.
 std::string console_table(const Summary& s);
 // Exporter x importer matrices for every case that ran on GPU pairs, as text or as Markdown tables.
-std::string matrices(const std::vector<Row>& rows, bool markdown);
+// `every_case` false (the console): only the cases that ran on 2 or more GPUs or have a row that differs or did not
+// pass; a one-GPU node's 1x1 matrices of PASS say nothing the table did not.
+std::string matrices(const std::vector<Row>& rows, bool markdown, bool every_case);
 // "## Verdicts against expected/verdicts.md": the counts, the rows and the matrices in Markdown.
 std::string verdicts_md(const Summary& s);
 // JUnit XML: a testcase per case and pair; CHANGED is a failure, "not run" a skip with its reason.
