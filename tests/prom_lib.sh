@@ -1,6 +1,6 @@
-# Sourced by the tests that run Prometheus' own programs (prom_textfile.sh, prom_server.sh and the tests that write
-# textfiles): servers started on a free port of 127.0.0.1 and stopped on every way out, an HTTP GET with a time
-# limit, and `promtool check metrics` on a textfile. The caller defines fail MESSAGE (exit 1 with it).
+# Sourced by the tests that run Prometheus' servers (prom_textfile.sh: node_exporter; prom_server.sh: node_exporter and
+# Prometheus): servers started on a free port of 127.0.0.1 and stopped on every way out, an HTTP GET with a time
+# limit. The caller defines fail MESSAGE (exit 1 with it). It sets the traps of EXIT, HUP, INT and TERM.
 
 # Every server started here, stopped (and waited for) when the test exits, whichever way.
 prom_pids=()
@@ -57,16 +57,4 @@ prom_start() {
     unset 'prom_pids[-1]'
   done
   fail "$1 did not start: $(tail -5 "$log")"
-}
-
-# check_metrics FILE: the textfile passes the real `promtool check metrics` (Prometheus' own parser and linter), or
-# the test fails with what it said. Where promtool is not installed it says so and checks nothing (./scripts/test
-# --with-slurm installs it; tests/prom_rules.sh and prom_server.sh skip without it).
-check_metrics() {
-  local out
-  if ! command -v "${VMR_PROMTOOL:-promtool}" >/dev/null; then
-    echo "note: promtool is not installed: $1 not checked by promtool check metrics"
-    return 0
-  fi
-  out=$("${VMR_PROMTOOL:-promtool}" check metrics <"$1" 2>&1) || fail "promtool check metrics $1:"$'\n'"$out"
 }

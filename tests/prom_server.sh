@@ -24,6 +24,7 @@ done
 rm -rf "$work" && mkdir -p "$work/textfiles" "$work/tsdb" || fail "cannot make $work"
 prom_lifetime_s=300  # its CTest TIMEOUT
 source "$repo/tests/prom_lib.sh"
+source "$repo/tests/prom_check.sh"
 rules=$repo/scripts/prometheus/vmem-repro.rules.yml textfile=$work/textfiles/vmem-repro.prom
 api() { python3 "$repo/tests/prom_api.py" "$1" "http://127.0.0.1:$prom_server_port" "${@:2}" || exit 1; }
 # As on CI on a GPU node too: each runtime's visibility variable hides its GPUs, so only the fake ones run.

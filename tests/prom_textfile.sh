@@ -39,6 +39,7 @@ prom() {
 # The exporter on a free port of 127.0.0.1, reading only textfiles/; stopped on every way out (prom_lib.sh).
 prom_lifetime_s=120  # its CTest TIMEOUT
 source "$repo/tests/prom_lib.sh"
+source "$repo/tests/prom_check.sh"
 start_exporter() {
   prom_start "$work/exporter.log" metrics 5 "$exporter" --web.listen-address=127.0.0.1:@PORT@ \
     --collector.disable-defaults --collector.textfile --collector.textfile.directory="$work/textfiles"
