@@ -17,9 +17,13 @@ import urllib.parse
 import urllib.request
 
 
+# (No proxy: an http_proxy of the environment must not carry a request for 127.0.0.1 elsewhere.)
+OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
 def get(url, path, params=None):
     full = url + path + ("?" + urllib.parse.urlencode(params) if params else "")
-    with urllib.request.urlopen(full, timeout=5) as answer:
+    with OPENER.open(full, timeout=5) as answer:
         body = json.load(answer)
     if body.get("status") != "success":
         raise RuntimeError(f"{full}: {body}")

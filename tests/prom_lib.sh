@@ -20,10 +20,10 @@ trap 'exit 143' TERM
 prom_lifetime_s=${prom_lifetime_s:-300}
 
 # http_get URL: the body at http://127.0.0.1:PORT/PATH on stdout, non-zero where curl says it failed; at most 5 s.
-# curl where installed, else bash's /dev/tcp (then only a refused connection is an error).
+# curl where installed (never through a proxy), else bash's /dev/tcp (then only a refused connection is an error).
 http_get() {
   if command -v curl >/dev/null; then
-    curl -fsS --max-time 5 "$1"
+    curl -fsS --noproxy '*' --max-time 5 "$1"
   else
     local rest=${1#http://}
     exec 3<>"/dev/tcp/${rest%%:*}/$(cut -d/ -f1 <<<"${rest#*:}")" || return 1
