@@ -19,6 +19,7 @@ set -uo pipefail
 repo=$1 build=$2 work=$3
 rm -rf "$work" && mkdir -p "$work"
 fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$repo/tests/prom_check.sh"  # check_metrics: the --prom textfile passes promtool check metrics
 hc=$repo/scripts/health-check
 export BUILD_DIR=$build VMR_HEALTH_ROOT=$work/health
 unset VMR_FAKE_GPUS VMR_FORCE_FAIL SLURMD_NODENAME
@@ -44,6 +45,7 @@ umask 022
 grep -qx 'vmem_repro_triage_outcome{outcome="as_expected"} 1' "$work/healthy.prom" &&
   grep -q '^vmem_repro_case_verdict{case="repro_host_shm.atomics",.*devices="1-1".*} 0$' "$work/healthy.prom" ||
   fail "healthy: --prom did not reach the triage: $(head -c 300 "$work/healthy.prom" 2>&1)"
+check_metrics "$work/healthy.prom"
 [[ "$line" =~ ^vmem-repro:\ OK,\ [1-9][0-9]*\ case\ runs\ as\ expected\ on\ 2\ GPU\(s\)\ in\ [0-9.]+\ s$ ]] || fail "healthy line: $line"
 grep -q '^health-check: exit 0 in [0-9.]* s (budget 30 s, triage limit 25 s, per-run --timeout 10 s; .*; plan: .*modelled time' \
   "$work/healthy.err" || fail "healthy: no timing line on stderr: $(cat "$work/healthy.err")"

@@ -7,6 +7,7 @@
 #      error and nothing in the exporter's log;
 #   3. a file with a bad label beside it: node_textfile_scrape_error 1 (the exporter really parses what it reads);
 #   4. a case name with CR and NUL: neither reaches the file nor /metrics raw, the label reads "\x0d\x00".
+# Every textfile check_expected writes here passes the real `promtool check metrics` (where promtool is installed).
 # Exit 77 (skipped) where node_exporter is not installed (./scripts/test --with-slurm installs it).
 #   usage: prom_textfile.sh REPO BUILD_DIR WORK_DIR
 set -uo pipefail
@@ -32,42 +33,19 @@ prom() {
     >"$work/check.out" 2>&1
   local rc=$?
   [ "$rc" = "$2" ] || fail "check_expected exited $rc, not $2: $(tail -5 "$work/check.out")"
+  check_metrics "$work/textfiles/triage.prom"
 }
 
-# The exporter on a free port of 127.0.0.1, reading only textfiles/; stopped on every way out.
-pid=""
-trap '[ -z "$pid" ] || { kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; }' EXIT
+# The exporter on a free port of 127.0.0.1, reading only textfiles/; stopped on every way out (prom_lib.sh).
+prom_lifetime_s=120  # its CTest TIMEOUT
+source "$repo/tests/prom_lib.sh"
+source "$repo/tests/prom_check.sh"
 start_exporter() {
-  local port
-  for port in $(shuf -i 20000-60000 -n 20); do
-    "$exporter" --web.listen-address="127.0.0.1:$port" --collector.disable-defaults --collector.textfile \
-      --collector.textfile.directory="$work/textfiles" >"$work/exporter.log" 2>&1 &
-    pid=$!
-    for _ in $(seq 50); do
-      if scrape_port "$port" >/dev/null 2>&1; then
-        url_port=$port
-        return 0
-      fi
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    kill "$pid" 2>/dev/null
-    wait "$pid" 2>/dev/null
-    pid=""
-  done
-  fail "node_exporter did not start: $(tail -5 "$work/exporter.log")"
+  prom_start "$work/exporter.log" metrics 5 "$exporter" --web.listen-address=127.0.0.1:@PORT@ \
+    --collector.disable-defaults --collector.textfile --collector.textfile.directory="$work/textfiles"
+  url_port=$prom_port
 }
-scrape_port() {
-  if command -v curl >/dev/null; then
-    curl -fsS --max-time 5 "http://127.0.0.1:$1/metrics"
-  else
-    exec 3<>"/dev/tcp/127.0.0.1/$1" || return 1
-    printf 'GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n' >&3
-    timeout 5 cat <&3 | sed '1,/^\r\{0,1\}$/d'
-    exec 3<&-
-  fi
-}
-scrape() { scrape_port "$url_port" >"$work/metrics.txt" || fail "cannot fetch /metrics"; }
+scrape() { http_get "http://127.0.0.1:$url_port/metrics" >"$work/metrics.txt" || fail "cannot fetch /metrics"; }
 # has LINE: /metrics has this exact line. value NAME LABEL...: the value of the one NAME series that has every
 # LABEL ('k="v"'), wherever it is among the labels (the exporter sorts them by name).
 has() { grep -qxF -- "$1" "$work/metrics.txt" || fail "/metrics lacks '$1':"$'\n'"$(grep vmem_repro "$work/metrics.txt")"; }

@@ -6,6 +6,7 @@ set -uo pipefail
 repo=$1 build=$2 work=$3
 rm -rf "$work" && mkdir -p "$work"
 fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$repo/tests/prom_check.sh"  # check_metrics: each --prom textfile passes promtool check metrics
 triage() { BUILD_DIR=$build "$repo/scripts/triage" "$@"; }
 # The same plans on a GPU node as on CI: set and empty, each runtime's visibility variable hides its GPUs, so the
 # GPU binaries run once each, to say why they skip (a real GPU would add pairs and change every count below).
@@ -80,6 +81,7 @@ tail -n 1 "$work/zero.out" | grep -q '^triage: NOTHING RAN (exit 77): no GPU cas
   fail "0 fake GPUs: the last line is $(tail -n 1 "$work/zero.out")"
 [ ! -e "$work/zero/INCOMPLETE" ] && [ -f "$work/zero/report.md" ] || fail "0 fake GPUs: no report"
 grep -qx 'vmem_repro_triage_outcome{outcome="nothing_ran"} 1' "$work/zero.prom" || fail "--prom where nothing ran: $(grep outcome "$work/zero.prom")"
+check_metrics "$work/zero.prom"
 
 # Greedy rounds (--ring, --pairs) never put one GPU in two runs of a round either.
 VMR_FAKE_GPUS=4 RESULTS_DIR=$work/ring4 triage --ring >"$work/ring4.out" 2>&1 || fail "--ring on 4 GPUs: exit $?"
@@ -118,6 +120,7 @@ grep -qx 'vmem_repro_triage_exit_code 1' "$work/changed.prom" &&
   grep -Eq '^vmem_repro_triage_duration_seconds [0-9.]*[1-9]' "$work/changed.prom" &&
   grep -qF 'vmem_repro_case_verdict{case="repro_host_shm.atomics",binary="repro_host_shm",devices="1-1",exporter="1",importer="1",verdict="FAIL",expected="PASS"} 1' "$work/changed.prom" ||
   fail "--prom: $(grep -E 'triage|atomics.*1-1' "$work/changed.prom")"
+check_metrics "$work/changed.prom"
 if command -v python3 >/dev/null; then  # JUnit that a JUnit reader takes: the two CHANGED runs are its failures
   python3 - "$work/changed.xml" <<'PY' || fail "the triage's JUnit file"
 import sys, xml.etree.ElementTree as ET
