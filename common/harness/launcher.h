@@ -2,7 +2,7 @@
 // the supervisor, and prints the summary. It never touches a GPU runtime.
 #pragma once
 
-#include "harness/harness.h"
+#include "harness/binary_table.h"
 
 namespace vmr {
 

@@ -157,12 +157,12 @@ void raise_fd_limit() {
 
 class Supervisor {
  public:
-  Supervisor(const LaunchPlan& plan, CaseResult* life)
-      : plan_(plan),
-        r_(life),
-        names_(plan.cases.empty() ? std::vector<std::string>{plan.case_name} : plan.cases),
-        budgets_(plan.timeouts_s.empty() ? std::vector<double>{plan.timeout_s} : plan.timeouts_s),
-        starts_{life->start_ns} {}
+  Supervisor(const LaunchPlan& plan, CaseResult* life) : plan_(plan), r_(life), starts_{life->start_ns} {
+    for (const auto& c : plan.cases) {
+      names_.push_back(c.name);
+      budgets_.push_back(c.timeout_s);
+    }
+  }
 
   Status spawn();
   void supervise();
@@ -451,6 +451,11 @@ void Supervisor::finish_records() {
 std::vector<CaseResult> run_cases(const LaunchPlan& plan) {
   CaseResult life;
   life.start_ns = monotonic_ns();
+  if (plan.cases.empty()) {
+    life.end_ns = life.start_ns;
+    life.detail = "the launch plan names no case";  // life.verdict is HARNESS
+    return {life};
+  }
   for (size_t i = 0; i < plan.devices.size(); ++i) {
     RankOutcome o;
     o.rank = int(i);
@@ -516,7 +521,5 @@ std::vector<CaseResult> run_cases(const LaunchPlan& plan) {
   }
   return out;
 }
-
-CaseResult run_case(const LaunchPlan& plan) { return run_cases(plan).front(); }
 
 }  // namespace vmr
