@@ -211,9 +211,9 @@ line=$(cat "$work/suite-table.out")
 [ ! -s "$work/scontrol.log" ] || fail "a table problem drained the node: $(cat "$work/scontrol.log")"
 mkdir -p "$work/partial/bin"
 cp "$build/bin/check_expected" "$build/bin/triage_plan" "$build/bin/repro_host_shm" "$work/partial/bin/"
-grep -v '^repro_host_shm	' "$build/bin/manifest.txt" | sed 's/^\([a-z0-9_]*\)	\([a-z]*\)	[a-z]*	/\1	\2	no	/' >"$work/partial/bin/manifest.txt"
+grep -v '^repro_host_shm	' "$build/bin/manifest.txt" | sed 's/^\([a-z0-9_]*\)	\([a-z]*\)	[a-z]*	/\1	\2	missing	/' >"$work/partial/bin/manifest.txt"
 grep '^repro_host_shm	' "$build/bin/manifest.txt" >>"$work/partial/bin/manifest.txt"
-printf 'repro_gone\thost\tyes\t-\trepro/gone.cpp\n' >>"$work/partial/bin/manifest.txt"
+printf 'repro_gone\thost\tok\t-\trepro/gone.cpp\n' >>"$work/partial/bin/manifest.txt"
 : >"$work/scontrol.log"
 run suite-missing BUILD_DIR="$work/partial" PATH="$work/bin:$PATH" FAKE_STATE=IDLE "${bad[@]}" -- --drain --node n7
 [ $rc = 99 ] && [ "$line" = "vmem-repro: the health check could not run (repro_gone missing from the build, the node was not judged)" ] ||
