@@ -140,8 +140,8 @@ vmr_build_single_files() {
   done
   # The tools' library: its files as repro/manifest.txt lists them (CMake builds it from the same lines).
   local tools=()
-  for f in $(vmr_library_sources vmr_run_records); do tools+=("$VMR_ROOT/$f"); done
-  [ ${#tools[@]} -gt 0 ] || { vmr_say "repro/manifest.txt names no sources of vmr_run_records"; return 1; }
+  for f in $(vmr_library_sources vmr_tools); do tools+=("$VMR_ROOT/$f"); done
+  [ ${#tools[@]} -gt 0 ] || { vmr_say "repro/manifest.txt names no sources of vmr_tools"; return 1; }
   "$cxx" -std=c++17 -O2 -pthread -I"$VMR_ROOT/common" -I"$VMR_ROOT/tools" "$VMR_ROOT/tools/check_expected.cpp" "${tools[@]}" \
     "${harness[@]}" "$dist/expected_table.cpp" -o "$bin/check_expected" >&2 ||
     { vmr_say "building check_expected failed"; return 1; }
