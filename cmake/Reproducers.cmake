@@ -34,9 +34,9 @@ foreach(_line IN LISTS _vmr_manifest_lines)
 endforeach()
 
 # vmr_add_repro(<binary of repro/manifest.txt>): the manifest line of bin/manifest.txt, built or not; a binary whose
-# backend's toolchain works is a target of this build (toolchain "yes") and gets one CTest test per case it lists.
-# The manifest is written at configure time, before anything is linked: "yes" says the build makes the binary, and
-# only bin/<binary> itself says it was linked (every reader checks both; a listed binary that is not there is a
+# backend's toolchain works is a target of this build (toolchain "ok") and gets one CTest test per case it lists.
+# The manifest is written at configure time, before anything is linked: "ok" says the toolchain works, so the build
+# makes the binary ("missing": it has no toolchain here), and only bin/<binary> itself says it was linked (every reader checks both; a listed binary that is not there is a
 # partial or failed build, which check_expected names and scripts/triage builds again).
 function(vmr_add_repro target)
   list(GET VMR_BINARY_${target} 0 _backend)
@@ -45,11 +45,11 @@ function(vmr_add_repro target)
   list(GET VMR_BINARY_${target} 3 _source)
   string(REPLACE "," ";" _libs "${_libs}")
   if(_backend STREQUAL "host")
-    set(_built ON)
+    set(_toolchain_works ON)
   elseif(_backend MATCHES "^(hip|hsa)$")
-    set(_built ${VMR_HAVE_HSA})  # the HSA backend is on only where HIP is too
+    set(_toolchain_works ${VMR_HAVE_HSA})  # the HSA backend is on only where HIP is too
   elseif(_backend STREQUAL "cuda")
-    set(_built ${VMR_HAVE_CUDA})
+    set(_toolchain_works ${VMR_HAVE_CUDA})
   else()
     message(FATAL_ERROR "repro/manifest.txt: ${target} has the unknown backend '${_backend}'")
   endif()
@@ -62,15 +62,15 @@ function(vmr_add_repro target)
     list(APPEND _files ${VMR_SOURCES_REL_${_lib}})
   endforeach()
   list(APPEND _files ${_source})
-  if(_built)
-    set(_yes yes)
+  if(_toolchain_works)
+    set(_toolchain ok)
   else()
-    set(_yes no)
+    set(_toolchain missing)
   endif()
   list(JOIN _files " " _files)
   string(REPLACE "," " " _defines_text "${_defines}")
-  set_property(GLOBAL APPEND PROPERTY VMR_MANIFEST "${target}\t${_backend}\t${_yes}\t${_defines_text}\t${_files}")
-  if(NOT _built)
+  set_property(GLOBAL APPEND PROPERTY VMR_MANIFEST "${target}\t${_backend}\t${_toolchain}\t${_defines_text}\t${_files}")
+  if(NOT _toolchain_works)
     return()
   endif()
 
@@ -108,7 +108,7 @@ endfunction()
 # The one list of binaries, for scripts/triage, scripts/amalgamate and .ci/run: one tab-separated line each.
 function(vmr_write_manifest)
   get_property(_lines GLOBAL PROPERTY VMR_MANIFEST)
-  set(_text "# vmem-repro manifest: binary, backend, toolchain (yes: this build makes it; linked if bin/<binary> is there), defines (- for none), sources in build order\n")
+  set(_text "# vmem-repro manifest: binary, backend, toolchain (ok: it works, so this build makes the binary, linked if bin/<binary> is there; missing: none here), defines (- for none), sources in build order\n")
   foreach(_line IN LISTS _lines)
     string(APPEND _text "${_line}\n")
   endforeach()

@@ -71,11 +71,12 @@ endif()
 # A binary the manifest says this build makes that is not there (a partial build): one BUILD problem naming it,
 # never a problem per row of it ("names a case the binary does not have"), its rows not run saying why.
 file(MAKE_DIRECTORY ${WORK}/partial/bin)
-# The build's own manifest beside check_expected, every other binary marked "no" (a full build lists them "yes").
+# The build's own manifest beside check_expected, every other binary's toolchain "missing" (a full build lists
+# them "ok").
 get_filename_component(bin ${CHECK} DIRECTORY)
 file(READ ${bin}/manifest.txt manifest)
-string(REPLACE "\tyes\t" "\tno\t" manifest "${manifest}")
-string(REGEX REPLACE "(^|\n)repro_host_shm\thost\tno\t" "\\1repro_host_shm\thost\tyes\t" manifest "${manifest}")
+string(REPLACE "\tok\t" "\tmissing\t" manifest "${manifest}")
+string(REGEX REPLACE "(^|\n)repro_host_shm\thost\tmissing\t" "\\1repro_host_shm\thost\tok\t" manifest "${manifest}")
 file(WRITE ${WORK}/partial/bin/manifest.txt "${manifest}")
 execute_process(COMMAND ${CHECK} --table ${TABLE} --results ${WORK}/results --manifest ${WORK}/partial/bin/manifest.txt
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -85,6 +86,15 @@ if(NOT rc EQUAL 1 OR NOT n EQUAL 1
    OR NOT out MATCHES "BUILD: ${WORK}/partial/bin/repro_host_shm is not there, though the manifest"
    OR NOT out MATCHES "not run \\(binary missing from the build[^\n]*: repro_host_shm \\([0-9]+\\)")
   message(FATAL_ERROR "a missing listed binary must be one BUILD problem (exit ${rc}, ${n} problems):\n${out}\n${err}")
+endif()
+# A manifest of an older build (toolchain "yes", before it said ok or missing) is not read on a guess: exit 99 (the
+# callers build again, which writes it anew), never its binaries taken for ones without a toolchain.
+string(REPLACE "repro_host_shm\thost\tok\t" "repro_host_shm\thost\tyes\t" manifest "${manifest}")
+file(WRITE ${WORK}/partial/bin/manifest.txt "${manifest}")
+execute_process(COMMAND ${CHECK} --table ${TABLE} --results ${WORK}/results --manifest ${WORK}/partial/bin/manifest.txt
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 99 OR NOT err MATCHES "repro_host_shm's toolchain is 'yes', neither ok nor missing")
+  message(FATAL_ERROR "a manifest whose toolchain says yes must be refused (exit 99), got exit ${rc}:\n${out}\n${err}")
 endif()
 
 # A run whose ranks died before they described the node (no rocm_release) of a case whose rows have rocm_release

@@ -213,14 +213,22 @@ line=$(cat "$work/suite-table.out")
 [ ! -s "$work/scontrol.log" ] || fail "a table problem drained the node: $(cat "$work/scontrol.log")"
 mkdir -p "$work/partial/bin"
 cp "$build/bin/check_expected" "$build/bin/triage_plan" "$build/bin/repro_host_shm" "$work/partial/bin/"
-grep -v '^repro_host_shm	' "$build/bin/manifest.txt" | sed 's/^\([a-z0-9_]*\)	\([a-z]*\)	[a-z]*	/\1	\2	no	/' >"$work/partial/bin/manifest.txt"
+grep -v '^repro_host_shm	' "$build/bin/manifest.txt" | sed 's/^\([a-z0-9_]*\)	\([a-z]*\)	[a-z]*	/\1	\2	missing	/' >"$work/partial/bin/manifest.txt"
 grep '^repro_host_shm	' "$build/bin/manifest.txt" >>"$work/partial/bin/manifest.txt"
-printf 'repro_gone\thost\tyes\t-\trepro/gone.cpp\n' >>"$work/partial/bin/manifest.txt"
+printf 'repro_gone\thost\tok\t-\trepro/gone.cpp\n' >>"$work/partial/bin/manifest.txt"
 : >"$work/scontrol.log"
 run suite-missing BUILD_DIR="$work/partial" PATH="$work/bin:$PATH" FAKE_STATE=IDLE "${bad[@]}" -- --drain --node n7
 [ $rc = 99 ] && [ "$line" = "vmem-repro: the health check could not run (repro_gone missing from the build, the node was not judged)" ] ||
   fail "a binary missing from the build: exit $rc: $line"
 [ ! -s "$work/scontrol.log" ] || fail "a missing binary drained the node: $(cat "$work/scontrol.log")"
+# A manifest of an older build (toolchain "yes", before ok/missing): its binaries are not taken for ones without a
+# toolchain (a node judged on nothing); it is a build to make again, as a binary missing from it is.
+grep -v '^repro_gone	' "$work/partial/bin/manifest.txt" | sed 's/^\(repro_host_shm	host	\)ok	/\1yes	/' >"$work/partial/manifest.old"
+mv "$work/partial/manifest.old" "$work/partial/bin/manifest.txt"
+run suite-old-manifest BUILD_DIR="$work/partial" PATH="$work/bin:$PATH" FAKE_STATE=IDLE "${bad[@]}" -- --drain --node n7
+[ $rc = 99 ] && [ "$line" = "vmem-repro: the health check could not run (repro_host_shm missing from the build, the node was not judged)" ] ||
+  fail "a manifest whose toolchain says yes: exit $rc: $line"
+[ ! -s "$work/scontrol.log" ] || fail "an older build's manifest drained the node: $(cat "$work/scontrol.log")"
 echo "suite problems: exit 99, not judged, not drained"
 
 # 10. The same failure on the next interval keeps its drain: the reason has no pid or time of the run. A copy whose

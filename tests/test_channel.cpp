@@ -9,6 +9,7 @@
 
 #include "fd_count.h"
 #include "harness/channel.h"
+#include "harness/deadline.h"
 
 using namespace vmr;
 
@@ -20,6 +21,9 @@ UniqueFd temp_file() {
   unlink(path);
   return UniqueFd(fd);
 }
+
+// A deadline ms from now, made as the harness makes its own: an absolute CLOCK_MONOTONIC instant.
+Deadline in_ms(int64_t ms) { return Deadline::at_ns(monotonic_ns() + ms * 1000000); }
 
 bool same_file(int a, int b) {
   struct stat sa {
@@ -34,9 +38,9 @@ TEST(Channel, FdArrivesNamesTheSameFileAndIsCloexec) {
   ASSERT_TRUE(make_socket_pair(&a, &b).ok());
   UniqueFd f1 = temp_file(), f2 = temp_file();
   int fds[2] = {f1.get(), f2.get()};
-  ASSERT_TRUE(send_message(a.get(), MsgKind::Fds, "two", fds, 2, Deadline::after_ms(1000), "peer").ok());
+  ASSERT_TRUE(send_message(a.get(), MsgKind::Fds, "two", fds, 2, in_ms(1000), "peer").ok());
   Message m;
-  ASSERT_TRUE(recv_message(b.get(), 2, Deadline::after_ms(1000), "peer", &m).ok());
+  ASSERT_TRUE(recv_message(b.get(), 2, in_ms(1000), "peer", &m).ok());
   EXPECT_EQ(m.kind, MsgKind::Fds);
   EXPECT_EQ(m.payload, "two");
   ASSERT_EQ(m.fds.size(), 2u);
@@ -60,15 +64,15 @@ TEST(Channel, TruncatedControlDataIsAnErrorAndLeaksNothing) {
   UniqueFd f1 = temp_file(), f2 = temp_file(), f3 = temp_file();
   int fds[3] = {f1.get(), f2.get(), f3.get()};
   size_t before = open_fd_count();
-  ASSERT_TRUE(send_message(a.get(), MsgKind::Fds, "", fds, 3, Deadline::after_ms(1000), "peer").ok());
+  ASSERT_TRUE(send_message(a.get(), MsgKind::Fds, "", fds, 3, in_ms(1000), "peer").ok());
   Message m;
-  Status s = recv_message(b.get(), 1, Deadline::after_ms(1000), "peer", &m);
+  Status s = recv_message(b.get(), 1, in_ms(1000), "peer", &m);
   EXPECT_EQ(s.verdict, Verdict::Harness);
   EXPECT_NE(s.detail.find("MSG_CTRUNC"), std::string::npos) << s.detail;
   EXPECT_EQ(open_fd_count(), before);
   // No room for fds at all.
-  ASSERT_TRUE(send_message(a.get(), MsgKind::Fds, "", fds, 1, Deadline::after_ms(1000), "peer").ok());
-  EXPECT_EQ(recv_message(b.get(), 0, Deadline::after_ms(1000), "peer", &m).verdict, Verdict::Harness);
+  ASSERT_TRUE(send_message(a.get(), MsgKind::Fds, "", fds, 1, in_ms(1000), "peer").ok());
+  EXPECT_EQ(recv_message(b.get(), 0, in_ms(1000), "peer", &m).verdict, Verdict::Harness);
   EXPECT_EQ(open_fd_count(), before);
 }
 
@@ -78,7 +82,7 @@ TEST(Channel, MalformedMessageIsRejected) {
   const char junk[] = "not a vmem-repro message";
   ASSERT_EQ(send(a.get(), junk, sizeof junk, 0), ssize_t(sizeof junk));
   Message m;
-  Status s = recv_message(b.get(), 0, Deadline::after_ms(1000), "rank 1", &m);
+  Status s = recv_message(b.get(), 0, in_ms(1000), "rank 1", &m);
   EXPECT_EQ(s.verdict, Verdict::Harness);
   EXPECT_NE(s.detail.find("rank 1"), std::string::npos);
 }
@@ -89,12 +93,11 @@ TEST(Channel, DeadPeerIsNoticedAtOnce) {
   a.reset();
   Message m;
   int64_t t0 = monotonic_ns();
-  Status s = recv_message(b.get(), 0, Deadline::after_ms(5000), "rank 1", &m);
+  Status s = recv_message(b.get(), 0, in_ms(5000), "rank 1", &m);
   EXPECT_LT(monotonic_ns() - t0, 1000000000);
   EXPECT_EQ(s.verdict, Verdict::Fail);
   EXPECT_NE(s.detail.find("rank 1 left"), std::string::npos) << s.detail;
-  EXPECT_EQ(send_message(b.get(), MsgKind::Data, "x", nullptr, 0, Deadline::after_ms(1000), "rank 1").verdict,
-            Verdict::Fail);
+  EXPECT_EQ(send_message(b.get(), MsgKind::Data, "x", nullptr, 0, in_ms(1000), "rank 1").verdict, Verdict::Fail);
 }
 
 TEST(Channel, WaitsHonourTheDeadline) {
@@ -102,7 +105,7 @@ TEST(Channel, WaitsHonourTheDeadline) {
   ASSERT_TRUE(make_socket_pair(&a, &b).ok());
   Message m;
   int64_t t0 = monotonic_ns();
-  Status s = recv_message(b.get(), 0, Deadline::after_ms(100), "rank 1", &m);
+  Status s = recv_message(b.get(), 0, in_ms(100), "rank 1", &m);
   int64_t waited = monotonic_ns() - t0;
   EXPECT_EQ(s.verdict, Verdict::Hang);
   EXPECT_GE(waited, 100000000);
@@ -120,7 +123,7 @@ TEST(Mesh, BarrierAndAllGatherAcrossEightRanks) {
   std::vector<std::thread> threads;
   for (int i = 0; i < n; ++i)
     threads.emplace_back([&, i] {
-      Mesh mesh(i, std::move(ends[i]), Deadline::after_ms(5000));
+      Mesh mesh(i, std::move(ends[i]), in_ms(5000));
       Status s = mesh.barrier("one");
       if (s.ok()) s = mesh.all_gather("from " + std::to_string(i), &gathered[i]);
       if (s.ok()) s = mesh.barrier("two");
@@ -140,10 +143,10 @@ TEST(Mesh, MismatchedBarrierIsAProtocolError) {
   ASSERT_TRUE(make_socket_pair(&ends[0][1], &ends[1][0]).ok());
   Status s0, s1;
   std::thread t([&] {
-    Mesh m(1, std::move(ends[1]), Deadline::after_ms(2000));
+    Mesh m(1, std::move(ends[1]), in_ms(2000));
     s1 = m.barrier("beta");
   });
-  Mesh m(0, std::move(ends[0]), Deadline::after_ms(2000));
+  Mesh m(0, std::move(ends[0]), in_ms(2000));
   s0 = m.barrier("alpha");
   t.join();
   EXPECT_EQ(s0.verdict, Verdict::Harness);
@@ -163,7 +166,7 @@ TEST(Mesh, ShareFdGivesEveryRankEveryOtherRanksFdAndNote) {
   std::vector<std::thread> threads;
   for (int i = 0; i < n; ++i)
     threads.emplace_back([&, i] {
-      Mesh mesh(i, std::move(ends[i]), Deadline::after_ms(5000));
+      Mesh mesh(i, std::move(ends[i]), in_ms(5000));
       results[i] =
           mesh.share_fd(files[i].get(), "from " + std::to_string(i), [&](int peer, int fd, const std::string& note) {
             bool same = same_file(fd, files[peer].get());

@@ -18,12 +18,13 @@ namespace {
 
 CaseResult launch(const std::string& name, int ranks = 2, double timeout_s = 10) {
   LaunchPlan plan;
-  plan.case_name = name;
+  plan.cases = {{name, timeout_s}};
   for (int i = 0; i < ranks; ++i) plan.devices.push_back(i);
-  plan.timeout_s = timeout_s;
   plan.term_grace_s = 0.3;
   plan.relay_output = false;
-  return run_case(plan);
+  std::vector<CaseResult> life = run_cases(plan);
+  EXPECT_EQ(life.size(), 1u);  // a life of one case has one result, whatever its verdict
+  return life.front();
 }
 
 bool gone(pid_t pid) { return kill(pid, 0) == -1 && errno == ESRCH; }
@@ -92,14 +93,13 @@ TEST(Supervisor, DeadlineKillsEscalatesToSigkillAndLeavesNothing) {
 
 TEST(Supervisor, ARanksDeathCutsOffPeersSpinningOutsideTheChannel) {
   LaunchPlan plan;
-  plan.case_name = "abort-spin";
+  plan.cases = {{"abort-spin", 60}};
   plan.devices = {0, 1, 2};
-  plan.timeout_s = 60;
   plan.term_grace_s = 0.3;
   plan.after_death_s = 1.0;
   plan.relay_output = false;
   int64_t t0 = monotonic_ns();
-  CaseResult r = run_case(plan);
+  CaseResult r = run_cases(plan).front();
   double took = double(monotonic_ns() - t0) / 1e9;
   EXPECT_EQ(r.verdict, Verdict::Crash) << r.detail;
   EXPECT_NE(r.detail.find("rank 2"), std::string::npos) << r.detail;
@@ -138,8 +138,7 @@ TEST(Supervisor, OutputWithoutNewlinesIsBoundedAndLinear) {
 // to check (none is made up): every case reads SKIP, not HARNESS for an exit code 0 beside a SKIP record.
 TEST(Supervisor, SkippedCasesThatWentOnAreSkipNotHarness) {
   LaunchPlan plan;
-  plan.cases = {"skip-one", "skip-one", "skip-one"};
-  plan.timeouts_s = {30, 30, 30};
+  plan.cases = {{"skip-one", 30}, {"skip-one", 30}, {"skip-one", 30}};
   plan.devices = {0, 1, 2};
   plan.term_grace_s = 0.3;
   plan.relay_output = false;
@@ -156,8 +155,7 @@ TEST(Supervisor, SkippedCasesThatWentOnAreSkipNotHarness) {
 // that does not pass (the launcher runs the rest in fresh ranks).
 TEST(Supervisor, CasesInOneLifeEachWithItsOwnDeadline) {
   LaunchPlan plan;
-  plan.cases = {"pass", "pass", "block", "pass"};
-  plan.timeouts_s = {30, 30, 3, 30};
+  plan.cases = {{"pass", 30}, {"pass", 30}, {"block", 3}, {"pass", 30}};
   plan.devices = {0, 1};
   plan.term_grace_s = 0.3;
   plan.relay_output = false;
@@ -217,8 +215,7 @@ TEST(Supervisor, RanksInheritOnlyTheirOwnFds) {
 // The binary's per-rank state reaches every case of a life as describe left it: described once, by that rank.
 TEST(Supervisor, EveryCaseOfALifeSeesTheStateDescribeFilled) {
   LaunchPlan plan;
-  plan.cases = {"state", "state", "state"};
-  plan.timeouts_s = {30, 30, 30};
+  plan.cases = {{"state", 30}, {"state", 30}, {"state", 30}};
   plan.devices = {0, 1, 2};
   plan.relay_output = false;
   std::vector<CaseResult> r = run_cases(plan);
@@ -230,8 +227,7 @@ TEST(Supervisor, EveryCaseOfALifeSeesTheStateDescribeFilled) {
 // as such, and the life ends there: the next case runs in fresh ranks and passes.
 TEST(Supervisor, ACaseThatLeavesItsStateUnsoundFails) {
   LaunchPlan plan;
-  plan.cases = {"unsound", "state"};
-  plan.timeouts_s = {30, 30};
+  plan.cases = {{"unsound", 30}, {"state", 30}};
   plan.devices = {0, 1};
   plan.relay_output = false;
   std::vector<CaseResult> r = run_cases(plan);
@@ -243,12 +239,24 @@ TEST(Supervisor, ACaseThatLeavesItsStateUnsoundFails) {
 TEST(Supervisor, ExecFailureIsAHarnessError) {
   LaunchPlan plan;
   plan.exe = "/nonexistent/vmem-repro";
-  plan.case_name = "pass";
+  plan.cases = {{"pass", 60}};
   plan.devices = {0, 1};
   plan.relay_output = false;
-  CaseResult r = run_case(plan);
+  CaseResult r = run_cases(plan).front();
   EXPECT_EQ(r.verdict, Verdict::Harness);
   EXPECT_NE(r.detail.find("exec /nonexistent/vmem-repro failed: errno 2"), std::string::npos) << r.detail;
+}
+
+// A plan that names no case starts no rank: the suite's own error, said as such (not a PASS of nothing).
+TEST(Supervisor, APlanWithNoCaseIsAHarnessError) {
+  LaunchPlan plan;
+  plan.devices = {0, 1};
+  plan.relay_output = false;
+  std::vector<CaseResult> r = run_cases(plan);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].verdict, Verdict::Harness);
+  EXPECT_EQ(r[0].detail, "the launch plan names no case");
+  EXPECT_TRUE(r[0].ranks.empty());
 }
 
 TEST(Supervisor, HundredLaunchesLeakNoFdAndNoZombie) {

@@ -432,7 +432,7 @@ if ! grep -qs '^simd_count [1-9]' /sys/class/kfd/kfd/topology/nodes/*/properties
     done
   done
 fi
-if awk -F'\t' '$2 == "cuda" && $3 == "yes" { found = 1 } END { exit !found }' "$build/bin/manifest.txt"; then
+if awk -F'\t' '$2 == "cuda" && $3 == "ok" { found = 1 } END { exit !found }' "$build/bin/manifest.txt"; then
   PATH=$work/fakebin:$PATH RESULTS_DIR=$work/hidden triage >"$work/hidden.out" 2>&1
   grep -q '^backend cuda: no GPU visible' "$work/hidden.out" || fail "CUDA_VISIBLE_DEVICES='': $(grep '^backend cuda' "$work/hidden.out")"
   (unset CUDA_VISIBLE_DEVICES; PATH=$work/fakebin:$PATH RESULTS_DIR=$work/listed triage >"$work/listed.out" 2>&1)
@@ -450,7 +450,7 @@ wait
 partial=$work/partial
 mkdir -p "$partial/bin" "$work/saved" "$work/fakecmake"
 cp "$build/bin/check_expected" "$build/bin/triage_plan" "$partial/bin/" && cp "$build/bin/repro_host_shm" "$work/saved/"
-sed 's/^\([a-z0-9_]*\)\t\([a-z]*\)\t[a-z]*\t/\1\t\2\tno\t/; s/^\(repro_host_shm\t[a-z]*\t\)no\t/\1yes\t/' \
+sed 's/^\([a-z0-9_]*\)\t\([a-z]*\)\t[a-z]*\t/\1\t\2\tmissing\t/; s/^\(repro_host_shm\t[a-z]*\t\)missing\t/\1ok\t/' \
   "$build/bin/manifest.txt" >"$partial/bin/manifest.txt"
 : >"$partial/CMakeCache.txt"  # (configured already: vmr_build goes straight to cmake --build)
 cat >"$work/fakecmake/cmake" <<EOF

@@ -14,7 +14,7 @@ BUILD_DIR=$work/build bash -c "set -euo pipefail; source '$repo/scripts/lib/comm
   vmr_build_single_files; echo built with \$VMR_BUILT_WITH" \
   >"$work/build.out" 2>&1 || { cat "$work/build.out"; fail "the single-file build failed"; }
 grep -q "built with single-file" "$work/build.out" || fail "VMR_BUILT_WITH is not single-file"
-grep -Pq '^repro_host_shm\thost\tyes\t' "$work/build/bin/manifest.txt" && [ -x "$work/build/bin/repro_host_shm" ] ||
+grep -Pq '^repro_host_shm\thost\tok\t' "$work/build/bin/manifest.txt" && [ -x "$work/build/bin/repro_host_shm" ] ||
   fail "the host reproducer was not built"
 # GPUs hidden, as in triage_e2e.sh: ctest lends this test no GPU, so no real pair may run here.
 export CUDA_VISIBLE_DEVICES= HIP_VISIBLE_DEVICES= ROCR_VISIBLE_DEVICES=

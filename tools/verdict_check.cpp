@@ -26,14 +26,16 @@ struct Binaries {
   std::set<std::string> built;    // --binary: every case must have a record (unless --plan says otherwise)
   std::set<std::string> checked;  // binaries whose --list was read
   std::set<std::string> listed;   // binary.case from --list
-  std::set<std::string> missing;  // the manifest's toolchain "yes" binaries that are not there
+  std::set<std::string> missing;  // the manifest's toolchain "ok" binaries that are not there
 };
 
 bool is_executable(const std::string& path) { return ::access(path.c_str(), X_OK) == 0; }
 
-// --manifest: every binary the project has (binary, backend, toolchain, ...; tab-separated). Those its build makes
-// (toolchain "yes") join `list_paths` where they are there, their --list checked like a --binary's; one that is
-// not there is the one problem of a partial or failed build.
+// --manifest: every binary the project has (binary, backend, toolchain, defines, sources; tab-separated). Those
+// whose toolchain works (toolchain "ok": this build makes them) join `list_paths` where they are there, their --list
+// checked like a --binary's; one that is not there is the one problem of a partial or failed build. A toolchain
+// neither "ok" nor "missing" (an older build's "yes") is a manifest this tool cannot read: no binary is taken for
+// one without a toolchain on a guess.
 Status read_manifest(const CheckInputs& in, Binaries* b, std::vector<std::string>* list_paths,
                      std::vector<std::string>* problems) {
   *list_paths = in.binaries;
@@ -44,11 +46,19 @@ Status read_manifest(const CheckInputs& in, Binaries* b, std::vector<std::string
   for (auto line : split(text, '\n')) {
     if (trim(line).empty() || line[0] == '#') continue;
     auto fields = split(line, '\t');
+    if (fields.size() != 5)
+      return Status::harness("--manifest " + in.manifest + ": the line of '" + std::string(fields[0]) + "' has " +
+                             std::to_string(fields.size()) +
+                             " tab-separated fields, not 5 (binary, backend, "
+                             "toolchain, defines, sources)");
+    if (fields[2] != "ok" && fields[2] != "missing")
+      return Status::harness("--manifest " + in.manifest + ": " + std::string(fields[0]) + "'s toolchain is '" +
+                             std::string(fields[2]) +
+                             "', neither ok nor missing (a manifest of an older build: build "
+                             "again)");
     b->known.emplace(fields[0]);
     const std::string path = dir + std::string(fields[0]);
-    if (fields.size() <= 2 || fields[2] != "yes" ||
-        std::find(in.binaries.begin(), in.binaries.end(), path) != in.binaries.end())
-      continue;
+    if (fields[2] != "ok" || std::find(in.binaries.begin(), in.binaries.end(), path) != in.binaries.end()) continue;
     if (is_executable(path)) {
       list_paths->push_back(path);
     } else {

@@ -18,7 +18,7 @@ struct CheckInputs {
   std::string results;                // the folder of run records
   std::vector<std::string> binaries;  // --binary: each one's --list is checked, and its cases must have records
   std::string manifest;               // --manifest: the build's bin/manifest.txt (empty: none): binary, backend,
-                                      // toolchain (yes: the build makes it), ...
+                                      // toolchain (ok: it works, so the build makes it; missing), ...
   std::string plan;                   // --plan: what the run set out to run (empty: every case of every --binary)
   std::string lists;                  // --lists: a folder of <binary>.json, each its --list --json (scripts/triage's
                                       // lists/), read instead of listing the binary again; one not there is listed
@@ -30,7 +30,7 @@ struct Check {
 };
 
 // Compares as above. Every record is in some row: one no table row covers is CHANGED ("no row for B.C in TABLE").
-// A binary the manifest says its build makes (toolchain "yes") that is not there is one "BUILD:" problem naming it
+// A binary the manifest says its build makes (toolchain "ok") that is not there is one "BUILD:" problem naming it
 // (a partial or failed build), never a problem per row: its rows are compared like any binary's that is not built.
 // A file of the results folder the reader refuses (tools/input_file.h: a FIFO, a symlink out of the folder, ...) is
 // one "INPUT:" problem naming it (a suite problem to the health check), never a row: the node did not leave it.

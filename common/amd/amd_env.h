@@ -10,7 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "harness/harness.h"
+#include "harness/rank_context.h"
+#include "harness/scope_guard.h"
+#include "harness/status.h"
+#include "harness/text.h"
 
 namespace vmr_amd {
 

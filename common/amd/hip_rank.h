@@ -8,7 +8,10 @@
 
 #include "amd/amd_env.h"
 #include "amd/hip_vmem.h"
-#include "harness/harness.h"
+#include "harness/rank_context.h"
+#include "harness/scope_guard.h"
+#include "harness/status.h"
+#include "harness/text.h"
 
 namespace vmr_hip {
 

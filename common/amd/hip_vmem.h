@@ -22,7 +22,10 @@
 #include "gpu/allocation_facts.h"
 #include "gpu/gpu_errors.h"
 #include "gpu/vmem_owners.h"
-#include "harness/harness.h"
+#include "harness/rank_context.h"
+#include "harness/scope_guard.h"
+#include "harness/status.h"
+#include "harness/text.h"
 
 namespace vmr_hip {
 

@@ -15,7 +15,10 @@
 #include "cuda/cuda_vmem.h"
 #include "gpu/gpu_errors.h"
 #include "gpu/gpu_kernels.h"
-#include "harness/harness.h"
+#include "harness/rank_context.h"
+#include "harness/scope_guard.h"
+#include "harness/status.h"
+#include "harness/text.h"
 
 // The targets this binary was compiled for: CMake's list (common/cuda/CMakeLists.txt), else, built outside CMake
 // (the single files), nvcc's own __CUDA_ARCH_LIST__ (virtual architectures, 800 for compute_80).

@@ -16,7 +16,10 @@
 #include "gpu/gpu_errors.h"
 #include "gpu/gpu_kernels.h"
 #include "gpu/size_plans.h"
-#include "harness/harness.h"
+#include "harness/rank_context.h"
+#include "harness/scope_guard.h"
+#include "harness/status.h"
+#include "harness/text.h"
 
 namespace vmr_gpu {
 

@@ -13,7 +13,10 @@
 #include <vector>
 
 #include "gpu/gpu_host.h"
-#include "harness/harness.h"
+#include "harness/rank_context.h"
+#include "harness/scope_guard.h"
+#include "harness/status.h"
+#include "harness/text.h"
 
 namespace vmr_gpu {
 

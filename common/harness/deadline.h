@@ -18,7 +18,6 @@ int64_t rank_deadline_ns(int64_t start_ns, int64_t budget_ns);
 
 class Deadline {
  public:
-  static Deadline after_ms(int64_t ms) { return Deadline(monotonic_ns() + ms * 1000000); }
   static Deadline at_ns(int64_t ns) { return Deadline(ns); }
 
   int64_t at_ns() const { return at_ns_; }

@@ -9,7 +9,7 @@
 
 #include <string>
 
-#include "harness/harness.h"
+#include "harness/binary_table.h"
 #include "harness/options.h"
 
 namespace vmr {

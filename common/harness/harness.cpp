@@ -1,5 +1,7 @@
 // One program, three roles: a process started with the rank flag is a rank, one started with the device-count flag
 // the launcher's device probe, any other the launcher.
+#include "harness/harness.h"
+
 #include <unistd.h>
 
 #include <cstdio>

@@ -113,10 +113,9 @@ std::vector<CaseResult> run_selected(const ReproBinary& bin, const std::vector<c
       std::printf("--- fresh ranks for the %zu case(s) after the last that did not pass\n", selected.size() - next);
     for (size_t k = next; k < selected.size(); ++k) {
       const CaseDef& c = *selected[k];
-      plan.cases.push_back(c.name);
-      plan.timeouts_s.push_back(o.timeout_given ? o.timeout_s : default_timeout(c, int(devices.size())));
+      plan.cases.push_back({c.name, o.timeout_given ? o.timeout_s : default_timeout(c, int(devices.size()))});
       std::printf("--- %s.%s: %s (deadline %s s)\n", bin.name, c.name, c.description,
-                  format_double(plan.timeouts_s.back()).c_str());
+                  format_double(plan.cases.back().timeout_s).c_str());
     }
     std::fflush(stdout);
     std::vector<CaseResult> life = run_cases(plan);

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "harness/expected.h"
-#include "harness/harness.h"
+#include "harness/binary_table.h"
 #include "harness/options.h"
 
 namespace vmr {

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "harness/harness.h"
+#include "harness/binary_table.h"
 
 namespace vmr {
 

@@ -157,20 +157,13 @@ void raise_fd_limit() {
 
 class Supervisor {
  public:
-  Supervisor(const LaunchPlan& plan, CaseResult* life)
-      : plan_(plan),
-        r_(life),
-        names_(plan.cases.empty() ? std::vector<std::string>{plan.case_name} : plan.cases),
-        budgets_(plan.timeouts_s.empty() ? std::vector<double>{plan.timeout_s} : plan.timeouts_s),
-        starts_{life->start_ns} {}
+  Supervisor(const LaunchPlan& plan, CaseResult* life) : plan_(plan), r_(life), starts_{life->start_ns} {}
 
   Status spawn();
   void supervise();
-  const std::vector<std::string>& names() const { return names_; }
-  const std::vector<double>& budgets() const { return budgets_; }
   // When case k started and ended, as the launcher saw it (the last record of case k - 1 arriving starts case k).
   int64_t case_start_ns(size_t k) const { return k < starts_.size() ? starts_[k] : r_->end_ns; }
-  int64_t budget_ns(size_t k) const { return int64_t(budgets_[k] * 1e9); }
+  int64_t budget_ns(size_t k) const { return int64_t(plan_.cases[k].timeout_s * 1e9); }
   // The launcher's deadline for case k (reached): it moves on with every case all ranks complete.
   int64_t deadline_ns(size_t k) const { return starts_[k] + budget_ns(k); }
 
@@ -194,8 +187,6 @@ class Supervisor {
   pid_t pgid_ = 0;
   std::deque<std::pair<int, std::string>> pending_;  // (fd, text) for the launcher's stdout or stderr
   size_t dropped_lines_ = 0;
-  std::vector<std::string> names_;
-  std::vector<double> budgets_;
   size_t current_ = 0;                // the case the ranks are in
   std::vector<int64_t> starts_;       // start time of each case reached
   std::vector<RecordStream> events_;  // each rank's status stream, decoded
@@ -222,7 +213,7 @@ void Supervisor::take_records(Stream& s, bool eof) {
 }
 
 void Supervisor::advance_cases(int64_t now) {
-  while (current_ + 1 < names_.size()) {
+  while (current_ + 1 < plan_.cases.size()) {
     for (const auto& rank : r_->ranks) {
       if (rank.records.size() <= current_) return;
       Verdict v = rank.records[current_].verdict;
@@ -292,8 +283,10 @@ Status Supervisor::spawn() {
     RankArgs a;
     a.rank = i;
     a.ranks = n;
-    a.cases = names_;
-    for (double t : budgets_) a.timeouts_ms.push_back(std::llround(t * 1000));  // rounded: 0.0015 s is 2 ms, not 1
+    for (const auto& c : plan_.cases) {
+      a.cases.push_back(c.name);
+      a.timeouts_ms.push_back(std::llround(c.timeout_s * 1000));  // rounded: 0.0015 s is 2 ms, not 1
+    }
     a.devices = plan_.devices;
     a.status_fd = kStatusFd;
     a.deadline_ns = first_rank_deadline_ns;
@@ -451,6 +444,11 @@ void Supervisor::finish_records() {
 std::vector<CaseResult> run_cases(const LaunchPlan& plan) {
   CaseResult life;
   life.start_ns = monotonic_ns();
+  if (plan.cases.empty()) {
+    life.end_ns = life.start_ns;
+    life.detail = "the launch plan names no case";  // life.verdict is HARNESS
+    return {life};
+  }
   for (size_t i = 0; i < plan.devices.size(); ++i) {
     RankOutcome o;
     o.rank = int(i);
@@ -458,7 +456,6 @@ std::vector<CaseResult> run_cases(const LaunchPlan& plan) {
     life.ranks.push_back(o);
   }
   Supervisor sup(plan, &life);
-  const auto& names = sup.names();
   Status spawned = sup.spawn();
   // Ranks already started are still reaped (killed at once) when a later spawn failed.
   if (!spawned.ok()) {
@@ -472,7 +469,7 @@ std::vector<CaseResult> run_cases(const LaunchPlan& plan) {
   sup.supervise();
   life.end_ns = monotonic_ns();
   if (!spawned.ok()) {
-    life.case_name = names[0];
+    life.case_name = plan.cases[0].name;
     life.verdict = Verdict::Harness;
     life.detail = "spawning ranks failed: " + spawned.detail;
     return {life};
@@ -482,13 +479,13 @@ std::vector<CaseResult> run_cases(const LaunchPlan& plan) {
   // their records say. The first case that is not is the life's last: there the real exits, kills and deadline
   // decide, as for a life of one case.
   std::vector<CaseResult> out;
-  for (size_t k = 0; k < names.size(); ++k) {
-    bool went_on = k + 1 < names.size();
+  for (size_t k = 0; k < plan.cases.size(); ++k) {
+    bool went_on = k + 1 < plan.cases.size();
     for (const auto& rank : life.ranks)
       went_on = went_on && rank.records.size() > k &&
                 (rank.records[k].verdict == Verdict::Pass || rank.records[k].verdict == Verdict::Skip);
     CaseResult c;
-    c.case_name = names[k];
+    c.case_name = plan.cases[k].name;
     c.start_ns = sup.case_start_ns(k);
     c.end_ns = went_on ? sup.case_start_ns(k + 1) : life.end_ns;
     for (const auto& lived : life.ranks) {
@@ -510,13 +507,11 @@ std::vector<CaseResult> run_cases(const LaunchPlan& plan) {
       c.deadline_passed = life.deadline_passed;
       c.interrupted_by = life.interrupted_by;
     }
-    decide_verdict(&c, sup.budgets()[k]);
+    decide_verdict(&c, plan.cases[k].timeout_s);
     out.push_back(std::move(c));
     if (!went_on) break;
   }
   return out;
 }
-
-CaseResult run_case(const LaunchPlan& plan) { return run_cases(plan).front(); }
 
 }  // namespace vmr

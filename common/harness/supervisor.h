@@ -19,18 +19,20 @@
 
 namespace vmr {
 
+// One case of a rank life and its deadline, from its start, in seconds.
+struct PlannedCase {
+  std::string name;
+  double timeout_s = 60;
+};
+
 struct LaunchPlan {
   std::string exe = "/proc/self/exe";
-  // The cases one set of ranks runs in turn, each with its deadline; empty: case_name with timeout_s alone.
-  std::vector<std::string> cases;
-  std::vector<double> timeouts_s;
-  std::string case_name;
-  std::vector<int> devices;  // one per rank; its size is the rank count
-  double timeout_s = 60;
-  double term_grace_s = 1.0;   // SIGTERM, then SIGKILL after this long
-  double kill_wait_s = 2.0;    // after SIGKILL, how long to wait for a rank stuck in the kernel
-  double after_death_s = 3.0;  // once a rank dies abnormally, the others get this long to report
-  bool relay_output = true;    // echo rank output live, prefixed "[rank N] "
+  std::vector<PlannedCase> cases;  // what one set of ranks runs in turn; at least one
+  std::vector<int> devices;        // one per rank; its size is the rank count
+  double term_grace_s = 1.0;       // SIGTERM, then SIGKILL after this long
+  double kill_wait_s = 2.0;        // after SIGKILL, how long to wait for a rank stuck in the kernel
+  double after_death_s = 3.0;      // once a rank dies abnormally, the others get this long to report
+  bool relay_output = true;        // echo rank output live, prefixed "[rank N] "
   // Set (to the signal's number) by the launcher's SIGINT/SIGTERM/SIGHUP handler: the ranks are stopped at once.
   const volatile sig_atomic_t* interrupt = nullptr;
 };
@@ -73,9 +75,8 @@ struct CaseResult {
 // One rank life: the plan's cases in turn in the same ranks (one GPU runtime start per rank for all of them). Returns
 // a result for each case the life reached: every case up to and including the first that did not PASS or SKIP (or
 // that a rank died or hung in); the caller runs the rest in fresh ranks.
+// A plan with no case is the suite's own error: one HARNESS result.
 std::vector<CaseResult> run_cases(const LaunchPlan& plan);
-// A plan of one case.
-CaseResult run_case(const LaunchPlan& plan);
 
 // A pipe, both ends close-on-exec.
 Status make_pipe(UniqueFd* r, UniqueFd* w);

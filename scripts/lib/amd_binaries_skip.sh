@@ -8,13 +8,13 @@ bad=0
 list=$(mktemp) || exit 1
 trap 'rm -f "$list"' EXIT
 say() { printf '%s\n' "$*"; }
-while IFS=$'\t' read -r name backend built _; do
+while IFS=$'\t' read -r name backend toolchain _; do
   case "$name" in '#'*) continue ;; esac
   if [ "$backend" = cuda ]; then
     say "  $name ($backend): not expected here (no nvcc in the root)"
     continue
   fi
-  if [ "$built" != yes ] || [ ! -x "$bin/$name" ]; then
+  if [ "$toolchain" != ok ] || [ ! -x "$bin/$name" ]; then
     say "  $name ($backend): NOT BUILT"
     bad=1
     continue

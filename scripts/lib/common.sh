@@ -104,7 +104,8 @@ vmr_build() {
 
 # The single-file path: scripts/amalgamate's files, each built with its one compiler command where that compiler
 # is on PATH, and check_expected and triage_plan with the C++ compiler; writes $BUILD_DIR/bin/manifest.txt in CMake's columns, with
-# toolchain "yes" where the compile succeeded (this build makes it).
+# toolchain "ok" where the compile succeeded (this build made it), "missing" where no compiler or the compiler refused
+# the file.
 vmr_build_single_files() {
   local bin="$BUILD_DIR/bin" dist="$BUILD_DIR/dist" cxx name backend built defines sources cmd
   cxx=$(command -v c++ || command -v g++ || command -v clang++) || { vmr_say "no C++ compiler on PATH"; return 1; }
@@ -112,9 +113,9 @@ vmr_build_single_files() {
   source "$VMR_ROOT/scripts/lib/manifest.sh"
   source "$VMR_ROOT/scripts/lib/cuda_archs.sh"  # vmr_nvcc: the nvcc amalgamate's printed command is for
   {
-    echo "# vmem-repro manifest (single-file build, no cmake): binary, backend, toolchain (yes: this build makes it; linked if bin/<binary> is there), defines, sources"
+    echo "# vmem-repro manifest (single-file build, no cmake): binary, backend, toolchain (ok: it works, so this build makes the binary, linked if bin/<binary> is there; missing: none here), defines, sources"
     while IFS=$'\t' read -r name backend toolchain defines sources; do
-      toolchain=no
+      toolchain=missing
       case "$backend" in  # (a missing compiler is an empty `need`, never an error: callers run under set -e)
         host) need=$cxx ;;
         cuda) need=$(vmr_nvcc || true) ;;
@@ -124,9 +125,9 @@ vmr_build_single_files() {
         cmd=${cmd/#nvcc /$need }
         cmd=${cmd/#g++ /$cxx }
         rm -f "$bin/$name"  # (a binary of an earlier build is not this build's)
-        # Written after the compile, so "yes" here is what was linked: a compile that fails is this compiler's
+        # Written after the compile, so "ok" here is what was linked: a compile that fails is this compiler's
         # answer for this file, and building again would give the same.
-        if (cd "$bin" && eval "$cmd") >&2; then toolchain=yes; else vmr_say "single-file build of $name failed: $cmd"; fi
+        if (cd "$bin" && eval "$cmd") >&2; then toolchain=ok; else vmr_say "single-file build of $name failed: $cmd"; fi
       fi
       printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$backend" "$toolchain" "$defines" "$sources"
     done < <(vmr_manifest_from_sources)
@@ -139,8 +140,8 @@ vmr_build_single_files() {
   done
   # The tools' library: its files as repro/manifest.txt lists them (CMake builds it from the same lines).
   local tools=()
-  for f in $(vmr_library_sources vmr_run_records); do tools+=("$VMR_ROOT/$f"); done
-  [ ${#tools[@]} -gt 0 ] || { vmr_say "repro/manifest.txt names no sources of vmr_run_records"; return 1; }
+  for f in $(vmr_library_sources vmr_tools); do tools+=("$VMR_ROOT/$f"); done
+  [ ${#tools[@]} -gt 0 ] || { vmr_say "repro/manifest.txt names no sources of vmr_tools"; return 1; }
   "$cxx" -std=c++17 -O2 -pthread -I"$VMR_ROOT/common" -I"$VMR_ROOT/tools" "$VMR_ROOT/tools/check_expected.cpp" "${tools[@]}" \
     "${harness[@]}" "$dist/expected_table.cpp" -o "$bin/check_expected" >&2 ||
     { vmr_say "building check_expected failed"; return 1; }
@@ -165,15 +166,18 @@ vmr_ctest_summary() {
   grep -m1 -oE '[0-9]+% tests passed(, [0-9]+ tests failed)? out of [0-9]+' "$1"
 }
 
-# The manifest's lines (binary, backend, toolchain, defines, sources; tab-separated), comments left out. A binary
-# was linked where its toolchain is "yes" and bin/<binary> is there (see vmr_missing_binaries).
+# The manifest's lines (binary, backend, toolchain, defines, sources; tab-separated), comments left out. The
+# toolchain is "ok" (it works: this build makes the binary) or "missing"; a binary was linked where its toolchain is
+# "ok" and bin/<binary> is there (see vmr_missing_binaries).
 vmr_manifest() {
   grep -v '^#' "$BUILD_DIR/bin/manifest.txt"
 }
-# The binaries this build makes (toolchain "yes") that are not there: a partial or failed build. One name a line.
+# The binaries this build makes (toolchain "ok") that are not there: a partial or failed build. One name a line.
+# A toolchain neither "ok" nor "missing" (an older build's manifest said "yes") counts as missing too, so that the
+# callers build again (which writes the manifest anew) rather than read the binary as one without a toolchain.
 vmr_missing_binaries() {
   vmr_manifest | while IFS=$'\t' read -r name _ toolchain _; do
-    [ "$toolchain" != yes ] || [ -x "$BUILD_DIR/bin/$name" ] || echo "$name"
+    [ "$toolchain" = missing ] || { [ "$toolchain" = ok ] && [ -x "$BUILD_DIR/bin/$name" ]; } || echo "$name"
   done
 }
 

@@ -1,8 +1,8 @@
-# The manifest without cmake: the same lines as $BUILD_DIR/bin/manifest.txt (binary, backend, built, defines,
-# sources), read from repro/manifest.txt, the one manifest CMake builds from too. Sourced, not run; needs VMR_ROOT.
+# The manifest without cmake: the same lines as $BUILD_DIR/bin/manifest.txt (binary, backend, toolchain,
+# defines, sources), read from repro/manifest.txt, the one manifest CMake builds from too. Sourced, not run; needs VMR_ROOT.
 
 # The one reader of repro/manifest.txt: every line is checked, then `vmr_read_manifest binaries` prints the
-# manifest with built "no" for every binary (nothing is built by reading), and `vmr_read_manifest library NAME`
+# manifest with toolchain "unchecked" for every binary (reading asks no compiler), and `vmr_read_manifest library NAME`
 # the sources of that library, in build order, one per line.
 vmr_read_manifest() {
   sed 's/#.*//' "$VMR_ROOT/repro/manifest.txt" | awk -v mode="$1" -v lib="${2-}" '
@@ -19,7 +19,7 @@ vmr_read_manifest() {
         all = all sources[libs[i]]
       }
       defines = $5; gsub(/,/, " ", defines)
-      if (mode == "binaries") printf "%s\t%s\tno\t%s\t%s\n", $2, $3, defines, substr(all, 2) " " $6
+      if (mode == "binaries") printf "%s\t%s\tunchecked\t%s\t%s\n", $2, $3, defines, substr(all, 2) " " $6
       next
     }
     { print "repro/manifest.txt: cannot read the line \"" $0 "\"" > "/dev/stderr"; bad = 1; exit }

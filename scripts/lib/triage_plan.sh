@@ -37,7 +37,7 @@ plan_binaries() {
   [ "$mode" = list ] && asked=(--pairs "$pairs_arg")
   [ "$mesh" = 0 ] || asked+=(--mesh)
   while IFS=$'\t' read -r name backend built _; do
-    if [ "$built" != yes ]; then
+    if [ "$built" != ok ]; then
       notes+=("$backend: $name is not built here (its toolchain is missing: the configure lines say why)")
       continue
     fi

@@ -31,7 +31,7 @@ for n in n1 n2 n3; do
   grep -Eq "^\| $n \|.* PASS 4/4 \| PASS 4/4 \|" "$work/agree/fleet.md" || fail "row of $n: $(grep "^| $n " "$work/agree/fleet.md")"
 done
 # The GPUs Slurm gave each task (GRES: CUDA_VISIBLE_DEVICES=0,1) are the ones the node's triage planned pairs on.
-if grep -Pq '^repro_cuda_vmm\tcuda\tyes\t' "$build/bin/manifest.txt"; then
+if grep -Pq '^repro_cuda_vmm\tcuda\tok\t' "$build/bin/manifest.txt"; then
   for n in n1 n2 n3; do
     grep -q "backend cuda: 2 GPUs, the diagonal (2 same-GPU pairs, one round) and 2 pair(s)" "$work/agree/$n/report.md" || fail "$n's triage did not see Slurm's 2 GPUs"
   done
