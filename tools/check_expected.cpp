@@ -134,8 +134,11 @@ bool write_compare_outputs(const CompareOptions& o, const Check& check, const st
                                           {o.prom, [&] { return prom_textfile(s, check.runs, facts); }}});
 }
 
-// 1 where a row differs or the table has a problem; else 77 where --gpu-run-required and no GPU case ran; else 0.
-int compare_exit_code(const CompareOptions& o, const Summary& s) {
+// 99 where a binary could not list its cases (the suite's problem, not the node's); 1 where a row differs or the
+// table has a problem; else 77 where --gpu-run-required and no GPU case ran; else 0.
+int compare_exit_code(const CompareOptions& o, const Check& check) {
+  const Summary& s = check.summary;
+  if (check.listings_failed) return 99;
   if (s.changed || s.problems) return 1;
   return o.gpu_run_required && !some_gpu_case_ran(s.rows) ? 77 : 0;
 }
@@ -156,7 +159,7 @@ int compare_mode(const std::vector<std::string>& args) {
   if (o.matrix) std::fputs(matrices(check.summary.rows, false).c_str(), stdout);
   std::fflush(stdout);  // the table before any write error, as a reader of both streams expects
   // The exit code before the outputs are written: the Prometheus file carries it as the outcome.
-  const int rc = compare_exit_code(o, check.summary);
+  const int rc = compare_exit_code(o, check);
   if (!write_compare_outputs(o, check, table, rc)) return 99;
   return rc;
 }

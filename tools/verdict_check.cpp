@@ -61,11 +61,17 @@ Status read_manifest(const CheckInputs& in, Binaries* b, std::vector<std::string
   return Status::pass();
 }
 
-// A binary's cases: from --lists where it holds this binary's list (the same run wrote it), else from the binary.
+// A binary's cases: from --lists where it holds this binary's list (the same run wrote it), or the one line why
+// that run could not list it (<binary>.failed, scripts/triage's cases_of: never listed a second time); else from
+// the binary, listed the one way (case_list.h).
 Status listing_of(const CheckInputs& in, const std::string& path, CaseList* list) {
   const std::string saved = in.lists + "/" + basename_of(path) + ".json";
-  std::string text;
-  if (in.lists.empty() || !read_input_file(saved, &text).ok()) return list_binary(path, list);
+  std::string text, why;
+  const bool have_saved = !in.lists.empty() && read_input_file(saved, &text).ok();
+  if (!in.lists.empty() && !have_saved && read_input_file(in.lists + "/" + basename_of(path) + ".failed", &why).ok() &&
+      !trim(why).empty())
+    return Status::harness(one_line(why));
+  if (!have_saved) return list_binary(path, list);
   VMR_TRY(parse_case_list(text, list));
   if (list->binary != basename_of(path))
     return Status::harness(saved + " is the case list of " + list->binary + ", not of " + basename_of(path));
@@ -75,7 +81,8 @@ Status listing_of(const CheckInputs& in, const std::string& path, CaseList* list
 // Each binary's --list against the table: a case without a row is a table problem, and so is a binary that is not
 // the manifest's or cannot list its cases.
 void check_listings(const CheckInputs& in, const std::vector<std::string>& list_paths,
-                    const std::vector<ExpectedRow>& table, Binaries* b, std::vector<std::string>* problems) {
+                    const std::vector<ExpectedRow>& table, Binaries* b, std::vector<std::string>* problems,
+                    int* listings_failed) {
   for (const auto& path : in.binaries) b->built.insert(basename_of(path));
   for (const auto& path : list_paths) {
     const std::string bin = basename_of(path);
@@ -88,7 +95,8 @@ void check_listings(const CheckInputs& in, const std::vector<std::string>& list_
     b->checked.insert(bin);  // (a binary that cannot list: every row of it names a case it does not have)
     CaseList list;
     if (Status st = listing_of(in, path, &list); !st.ok()) {
-      problems->push_back("TABLE: " + one_line(st.detail));
+      problems->push_back("LIST: " + one_line(st.detail));
+      ++*listings_failed;
       continue;
     }
     for (const auto& listed : list.cases) {
@@ -256,7 +264,7 @@ Status run_check(const CheckInputs& in, const std::vector<ExpectedRow>& table, C
   std::vector<std::string> list_paths;
   std::vector<std::string>& problems = out->summary.problem_lines;
   VMR_TRY(read_manifest(in, &b, &list_paths, &problems));
-  check_listings(in, list_paths, table, &b, &problems);
+  check_listings(in, list_paths, table, &b, &problems, &out->listings_failed);
   Plan plan;
   VMR_TRY(read_plan(in.plan, &plan));
   out->runs = read_runs(in.results);

@@ -141,7 +141,8 @@ vmr_build_single_files() {
   local tools=()
   for f in $(vmr_library_sources vmr_run_records); do tools+=("$VMR_ROOT/$f"); done
   [ ${#tools[@]} -gt 0 ] || { vmr_say "repro/manifest.txt names no sources of vmr_run_records"; return 1; }
-  "$cxx" -std=c++17 -O2 -pthread -I"$VMR_ROOT/common" -I"$VMR_ROOT/tools" "$VMR_ROOT/tools/check_expected.cpp" "${tools[@]}" \
+  "$cxx" -std=c++17 -O2 -pthread -I"$VMR_ROOT/common" -I"$VMR_ROOT/tools" \
+    -DVMR_CASE_LISTER="\"$VMR_ROOT/scripts/lib/case_list.sh\"" "$VMR_ROOT/tools/check_expected.cpp" "${tools[@]}" \
     "${harness[@]}" "$dist/expected_table.cpp" -o "$bin/check_expected" >&2 ||
     { vmr_say "building check_expected failed"; return 1; }
   # triage_plan: the triage's planner, its library (the standard library's only) and the tools' flag parser.
