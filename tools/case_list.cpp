@@ -82,7 +82,7 @@ Status list_binary(const std::string& binary, CaseList* out) {
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     std::string said;
     (void)read_input_file(said_path, &said, "the lister's stderr");
-    said = one_line(said);
+    said = one_line(std::string(trim(said)));
     if (said.empty())
       said = "bash " + lister + " for " + binary + " --list --json " +
              (WIFEXITED(status) ? "exited " + std::to_string(WEXITSTATUS(status))
