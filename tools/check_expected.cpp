@@ -80,8 +80,8 @@ const char kModeHelp[] =
     "  --md-fence   FILE as a fenced code block no line of it can close (--info: its language); exit 99 where\n"
     "               FILE cannot be read\n"
     "Exit: 0 all as expected, 1 a CHANGED row or a table problem, 2 a bad command line or table, 77 (with\n"
-    "--gpu-run-required) nothing differs but no GPU case ran, 99 an input that could not be read or an output that\n"
-    "could not be written.\n";
+    "--gpu-run-required) nothing differs but no GPU case ran, 99 an input that could not be read, a binary that\n"
+    "could not list its cases (a LIST: line) or an output that could not be written.\n";
 
 // A bad command line: the synopsis only, so the error stays short; --help says the rest.
 int usage() {

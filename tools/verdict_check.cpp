@@ -80,7 +80,7 @@ Status listing_of(const CheckInputs& in, const std::string& path, CaseList* list
 }
 
 // Each binary's --list against the table: a case without a row is a table problem, and so is a binary that is not
-// the manifest's or cannot list its cases.
+// the manifest's; one that cannot list its cases is a LIST: problem, the suite's.
 void check_listings(const CheckInputs& in, const std::vector<std::string>& list_paths,
                     const std::vector<ExpectedRow>& table, Binaries* b, std::vector<std::string>* problems,
                     int* listings_failed) {
