@@ -47,9 +47,13 @@ endfunction()
 message(STATUS "backend host: ON (always)")
 
 # --- HIP ------------------------------------------------------------------------------------------------------------
+# Every CDNA target (MI200 gfx90a, MI300 gfx942, MI350 gfx950): the one list of them. scripts/amalgamate reads this
+# line (keep it one line) for the single-file reproducers' build lines.
+set(VMR_HIP_CDNA_TARGETS "gfx90a;gfx942;gfx950" CACHE STRING "Every CDNA target: the AMD targets when no GPU tool names the GPUs present")
+
 # The AMD targets when none is given. A build without the device's target fails every kernel with
 # hipErrorNoBinaryForGpu, so: with a full ROCm, the GPUs present (amdgpu-arch or rocm_agent_enumerator); otherwise
-# every CDNA target the compiler accepts (MI200 gfx90a, MI300 gfx942, MI350 gfx950).
+# every CDNA target (VMR_HIP_CDNA_TARGETS) the compiler accepts.
 function(vmr_hip_default_architectures out_var how_var)
   foreach(_tool amdgpu-arch rocm_agent_enumerator)
     unset(_path)  # find_program does not search again while the variable holds an earlier tool's path
@@ -77,7 +81,7 @@ function(vmr_hip_default_architectures out_var how_var)
   file(WRITE ${_dir}/empty.hip "")
   set(_accepted)
   set(_rejected)
-  foreach(_arch gfx90a gfx942 gfx950)
+  foreach(_arch ${VMR_HIP_CDNA_TARGETS})
     execute_process(COMMAND ${_cxx} -x hip --offload-arch=${_arch} -nogpulib -nogpuinc --cuda-device-only -c
                             ${_dir}/empty.hip -o ${_dir}/${_arch}.o
                     RESULT_VARIABLE _rc OUTPUT_QUIET ERROR_QUIET)
@@ -88,7 +92,7 @@ function(vmr_hip_default_architectures out_var how_var)
     endif()
   endforeach()
   if(NOT _accepted)
-    set(_accepted gfx90a)  # the probe itself failed: the language probe below will say why
+    list(GET VMR_HIP_CDNA_TARGETS 0 _accepted)  # the probe itself failed: the language probe below will say why
   endif()
   string(REPLACE ";" ", " _rej "${_rejected}")
   set(${out_var} "${_accepted}" PARENT_SCOPE)
@@ -141,7 +145,8 @@ endif()
 # newest, by the rule scripts/amalgamate and the build without cmake use too (scripts/lib/cuda_archs.sh). A binary
 # without code for its GPU SKIPs every case naming both (cuda_rules.h missing_kernel_image).
 function(vmr_cuda_default_architectures out_var how_var)
-  execute_process(COMMAND bash -c "source \"$1\" && vmr_cuda_default_archs \"$2\"" vmr
+  # (On failure the rule's fallback, vmr_cuda_fallback_archs, is printed instead: its one place is that file.)
+  execute_process(COMMAND bash -c "source \"$1\" && { vmr_cuda_default_archs \"$2\" || { echo \"$vmr_cuda_fallback_archs\"; exit 1; }; }" vmr
                           ${CMAKE_SOURCE_DIR}/scripts/lib/cuda_archs.sh ${CMAKE_CUDA_COMPILER}
                   OUTPUT_VARIABLE _archs ERROR_VARIABLE _err RESULT_VARIABLE _rc OUTPUT_STRIP_TRAILING_WHITESPACE
                   ERROR_STRIP_TRAILING_WHITESPACE TIMEOUT 60)
@@ -151,8 +156,11 @@ function(vmr_cuda_default_architectures out_var how_var)
         PARENT_SCOPE)
   else()
     string(REPLACE "\n" " " _err "${_err}")
-    set(${out_var} all-major PARENT_SCOPE)
-    set(${how_var} "nvcc's all-major: the rule could not ask the compiler (${_err})" PARENT_SCOPE)
+    if(NOT _archs)
+      message(FATAL_ERROR "scripts/lib/cuda_archs.sh gave no CUDA targets, not even its fallback: ${_err}")
+    endif()
+    set(${out_var} "${_archs}" PARENT_SCOPE)
+    set(${how_var} "nvcc's ${_archs}: the rule could not ask the compiler (${_err})" PARENT_SCOPE)
   endif()
 endfunction()
 

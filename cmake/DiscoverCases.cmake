@@ -22,13 +22,16 @@ function(discovery_failed why)
   file(RENAME ${TESTS_FILE}.new ${TESTS_FILE})
 endfunction()
 
-# Listed as triage and bisect list (scripts/lib/case_list.sh: the runtime's deferred loading, a time limit), so a
-# binary's cases are the same to all of them.
+# Listed the one way every caller lists (scripts/lib/case_list.sh: its environment, its time limit), so a binary's
+# cases are the same to all of them; a failure is the lister's one line, naming the binary.
 execute_process(COMMAND bash -c "source \"$0\" && vmr_list_cases \"$1\" \"$2\""
                         ${CMAKE_CURRENT_LIST_DIR}/../scripts/lib/case_list.sh ${BINARY} ${LIST_JSON}
-                RESULT_VARIABLE _rc ERROR_VARIABLE _err)
+                RESULT_VARIABLE _rc ERROR_VARIABLE _err ERROR_STRIP_TRAILING_WHITESPACE)
 if(NOT _rc EQUAL 0)
-  discovery_failed("${BINARY} --list --json ${LIST_JSON} exited '${_rc}': ${_err}")
+  if(NOT _err)
+    set(_err "${BINARY} --list --json: the lister exited '${_rc}'")
+  endif()
+  discovery_failed("${_err}")
   return()
 endif()
 file(READ ${LIST_JSON} _json)

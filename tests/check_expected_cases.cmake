@@ -1,6 +1,6 @@
 # check_expected --cases and the table check's --list --json: the cases a plain run takes (opt-in ones left out,
 # all of them with --with-opt-in), exit 99 on a list it cannot read, 2 on a bad command line; and a --binary whose
-# --list --json fails is a table problem, never read as an empty list; --lists reads saved lists instead; a record no
+# --list --json fails (or hangs) is the suite's problem (LIST:, exit 99), never read as an empty list nor a verdict; --lists reads saved lists instead; a record no
 # row covers is CHANGED; a binary the manifest lists that is not there is one BUILD problem.
 #   -DCHECK=<check_expected> -DTABLE=<expected/verdicts.md> -DWORK=<scratch folder>
 file(REMOVE_RECURSE ${WORK})
@@ -27,8 +27,32 @@ file(WRITE ${WORK}/repro_host_shm "#!/bin/sh\ncp '${WORK}/list.json' \"$3\"\nexi
 file(CHMOD ${WORK}/repro_host_shm PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
 execute_process(COMMAND ${CHECK} --table ${TABLE} --results ${WORK}/results --binary ${WORK}/repro_host_shm
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT rc EQUAL 1 OR NOT out MATCHES "TABLE: [^\n]*repro_host_shm --list --json exited 1")
-  message(FATAL_ERROR "a binary whose --list --json fails must be a table problem (exit ${rc}):\n${out}\n${err}")
+if(NOT rc EQUAL 99 OR NOT out MATCHES "(^|\n)LIST: [^\n]*/repro_host_shm --list --json exited 1\n")
+  message(FATAL_ERROR "a binary whose --list --json fails must be the suite's problem, exit 99 (exit ${rc}):\n${out}\n${err}")
+endif()
+# Listed the one way (scripts/lib/case_list.sh, its limit shortened by VMR_LIST_TIMEOUT_S, the tests' hook): a
+# binary that hangs while listing is killed and named, exit 99, never a verdict on the node: its one problem, its
+# rows not run saying why.
+file(MAKE_DIRECTORY ${WORK}/hanging)
+file(WRITE ${WORK}/hanging/repro_host_shm "#!/bin/sh
+exec sleep 30
+")
+file(CHMOD ${WORK}/hanging/repro_host_shm PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+execute_process(COMMAND ${CMAKE_COMMAND} -E env VMR_LIST_TIMEOUT_S=1 ${CHECK} --table ${TABLE} --results ${WORK}/results
+                        --binary ${WORK}/hanging/repro_host_shm
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 20)
+if(NOT rc EQUAL 99 OR NOT out MATCHES "(^|\n)LIST: [^\n]*/repro_host_shm --list --json did not finish in 1 s: killed\n"
+   OR out MATCHES "TABLE: row for repro_host_shm" OR NOT out MATCHES "repro_host_shm\\.read +[^\n]*not run \\(its cases could not be listed: see the LIST problem\\)")
+  message(FATAL_ERROR "a binary that hangs while listing: exit ${rc}, want 99 naming it:\n${out}\n${err}")
+endif()
+# --lists where the triage's listing failed (<binary>.failed, its one line): that line, the binary not listed again.
+file(MAKE_DIRECTORY ${WORK}/failed-lists)
+file(WRITE ${WORK}/failed-lists/repro_host_shm.failed "/x/repro_host_shm --list --json was killed by signal 6\n")
+execute_process(COMMAND ${CHECK} --table ${TABLE} --results ${WORK}/results --binary ${WORK}/repro_host_shm
+                        --lists ${WORK}/failed-lists RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 99 OR NOT out MATCHES "(^|\n)LIST: /x/repro_host_shm --list --json was killed by signal 6\n"
+   OR out MATCHES "exited 1")
+  message(FATAL_ERROR "--lists with the listing's failure saved: exit ${rc}, want 99 with that line alone:\n${out}\n${err}")
 endif()
 
 # --lists DIR: the list a triage saved is read instead of listing the binary again. The binary here fails its
@@ -51,7 +75,7 @@ endif()
 file(WRITE ${WORK}/lists/repro_host_shm.json [=[{"schema":"vmem-repro-cases/1","binary":"repro_other","cases":[]}]=])
 execute_process(COMMAND ${CHECK} --table ${TABLE} --results ${WORK}/results --binary ${WORK}/repro_host_shm
                         --lists ${WORK}/lists RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT rc EQUAL 1 OR NOT out MATCHES "TABLE: [^\n]*is the case list of repro_other, not of repro_host_shm")
+if(NOT rc EQUAL 99 OR NOT out MATCHES "LIST: [^\n]*is the case list of repro_other, not of repro_host_shm")
   message(FATAL_ERROR "--lists: another binary's list is taken (exit ${rc}):\n${out}\n${err}")
 endif()
 

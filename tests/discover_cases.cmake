@@ -150,3 +150,33 @@ if(rc EQUAL 0 OR NOT out MATCHES "broken_repro.DISCOVERY_FAILED" OR NOT out MATC
   message(FATAL_ERROR "a binary that cannot list must stand as a failing test naming why (ctest exit ${rc}):\n${out}")
 endif()
 message(STATUS "a binary that cannot list: one failing DISCOVERY_FAILED test naming the reason")
+
+# Listed the one way (scripts/lib/case_list.sh): a binary that hangs while listing is killed at the lister's limit
+# (VMR_LIST_TIMEOUT_S, the tests' hook) and one killed by a signal after writing its list is not taken as listed;
+# each stands as one failing test whose one line is the lister's, naming the binary.
+file(WRITE ${WORK}/hanging_repro "#!/bin/sh\nexec sleep 30\n")
+file(WRITE ${WORK}/crashing_repro "#!/bin/sh\ncp '${WORK}/fake.cases.json' \"$3\"\nkill -SEGV $$\n")
+foreach(_case "hanging_repro;did not finish in 1 s: killed" "crashing_repro;was killed by signal 11")
+  list(GET _case 0 _bin)
+  list(GET _case 1 _why)
+  file(CHMOD ${WORK}/${_bin} PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+  file(MAKE_DIRECTORY ${WORK}/${_bin}.d)
+  string(TIMESTAMP _start "%s")
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env VMR_LIST_TIMEOUT_S=1
+                          ${CMAKE_COMMAND} -DBINARY=${WORK}/${_bin} -DLIST_JSON=${WORK}/${_bin}.d/list.json
+                          -DTESTS_FILE=${WORK}/${_bin}.d/tests.cmake -DRESULTS=${WORK}/results -P ${DISCOVER}
+                  RESULT_VARIABLE rc ERROR_VARIABLE err TIMEOUT 20)
+  string(TIMESTAMP _end "%s")
+  math(EXPR _took "${_end} - ${_start}")
+  if(NOT rc EQUAL 0 OR _took GREATER 12)
+    message(FATAL_ERROR "${_bin}: DiscoverCases.cmake exited '${rc}' after ${_took} s (want 0, within the limit): ${err}")
+  endif()
+  file(WRITE ${WORK}/${_bin}.d/CTestTestfile.cmake "include(${WORK}/${_bin}.d/tests.cmake)\n")
+  execute_process(COMMAND ${CMAKE_CTEST_COMMAND} --output-on-failure WORKING_DIRECTORY ${WORK}/${_bin}.d
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(rc EQUAL 0 OR NOT out MATCHES "${_bin}.DISCOVERY_FAILED" OR NOT out MATCHES "/${_bin} --list --json ${_why}"
+     OR EXISTS ${WORK}/${_bin}.d/list.json)
+    message(FATAL_ERROR "${_bin}: want one failing DISCOVERY_FAILED test saying '${_why}', no list left:\n${out}")
+  endif()
+endforeach()
+message(STATUS "a binary that hangs or crashes while listing: DISCOVERY_FAILED with the lister's one line")

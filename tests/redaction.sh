@@ -71,8 +71,11 @@ probe_user() {  # NAME SCRIPT [AS...]: runs SCRIPT (collect-env) through AS (run
 if [ "$(id -u)" = 0 ]; then
   copy=$(mktemp -d)
   trap 'rm -rf "$copy"' EXIT
-  mkdir -p "$copy/scripts/lib" && cp "$repo/scripts/collect-env" "$copy/scripts/" &&
-    cp "$repo/scripts/lib/common.sh" "$copy/scripts/lib/" && chmod -R a+rX "$copy" || fail "cannot copy the scripts"
+  # (collect-env reads the runtime variables' one list from common/harness/runtime_variables.h)
+  mkdir -p "$copy/scripts/lib" "$copy/common/harness" && cp "$repo/scripts/collect-env" "$copy/scripts/" &&
+    cp "$repo/scripts/lib/common.sh" "$copy/scripts/lib/" &&
+    cp "$repo/common/harness/runtime_variables.h" "$copy/common/harness/" && chmod -R a+rX "$copy" ||
+    fail "cannot copy the scripts"
   probe_user nobody "$copy/scripts/collect-env" runuser -u nobody --
 else
   probe_user "$(id -un)" "$repo/scripts/collect-env"

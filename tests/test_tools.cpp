@@ -200,6 +200,39 @@ TEST(CaseList, ReadsNamesAndOptInStrictly) {
   for (const char* b : bad) EXPECT_FALSE(parse_case_list(b, &list).ok()) << b;
 }
 
+// Listing goes through the one lister (scripts/lib/case_list.sh): the runtime's loading deferred whatever the
+// caller's environment says, and a binary killed after writing its list is a failure in the lister's words.
+TEST(CaseList, ListsTheOneWayEveryCallerDoes) {
+  char dir[] = "/tmp/vmr-one-lister-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::string eager = std::string(dir) + "/eager", crashes = std::string(dir) + "/crashes";
+  const char* list = R"({"schema":"vmem-repro-cases/1","binary":"repro_x","backend":"hip","cases":[)"
+                     R"({"name":"read","opt_in":false}]})";
+  {
+    std::ofstream f(eager);
+    f << "#!/bin/sh\n[ \"$HIP_ENABLE_DEFERRED_LOADING\" = 1 ] || exec sleep 30\necho '" << list << "' >\"$3\"\n";
+    std::ofstream g(crashes);
+    g << "#!/bin/sh\necho '" << list << "' >\"$3\"\necho 'about to die' >&2\nkill -SEGV $$\n";
+  }
+  ASSERT_EQ(::chmod(eager.c_str(), 0755), 0);
+  ASSERT_EQ(::chmod(crashes.c_str(), 0755), 0);
+  ::setenv("VMR_LIST_TIMEOUT_S", "2", 1);
+  ::setenv("HIP_ENABLE_DEFERRED_LOADING", "0", 1);
+  CaseList listed, crashed;
+  const vmr::Status eager_status = vmr_tools::list_binary(eager, &listed);
+  const vmr::Status crash_status = vmr_tools::list_binary(crashes, &crashed);
+  ::unsetenv("VMR_LIST_TIMEOUT_S");
+  ::unsetenv("HIP_ENABLE_DEFERRED_LOADING");
+  ::unlink(eager.c_str());
+  ::unlink(crashes.c_str());
+  ::rmdir(dir);
+  EXPECT_TRUE(eager_status.ok()) << eager_status.detail;
+  ASSERT_EQ(listed.cases.size(), 1u);
+  EXPECT_EQ(listed.cases[0].name, "read");
+  EXPECT_FALSE(crash_status.ok());
+  EXPECT_EQ(crash_status.detail, crashes + " --list --json was killed by signal 11 (its last line: about to die)");
+}
+
 // A binary that never finishes listing is killed after the timeout, and the failure says so.
 TEST(CaseList, ABinaryThatHangsWhileListingIsKilled) {
   char dir[] = "/tmp/vmr-hanging-list-XXXXXX";
@@ -212,7 +245,9 @@ TEST(CaseList, ABinaryThatHangsWhileListingIsKilled) {
   ASSERT_EQ(::chmod(script.c_str(), 0755), 0);
   CaseList list;
   const int64_t t0 = vmr::monotonic_ns();
-  vmr::Status s = vmr_tools::list_binary(script, &list, 1);
+  ::setenv("VMR_LIST_TIMEOUT_S", "1", 1);  // the lister's limit, for this test of a hang
+  vmr::Status s = vmr_tools::list_binary(script, &list);
+  ::unsetenv("VMR_LIST_TIMEOUT_S");
   const double took_s = double(vmr::monotonic_ns() - t0) / 1e9;
   ::unlink(script.c_str());
   ::rmdir(dir);

@@ -209,6 +209,8 @@ VMR_FAKE_GPUS=2 RESULTS_DIR=$work/mesh2 triage --mesh >"$work/mesh2.out" 2>&1 ||
 #                             and lasts at least 0.5 s (so runs started together overlap even on a loaded machine);
 #   VMR_STANDIN_EAGER=1       --list hangs unless HIP_ENABLE_DEFERRED_LOADING=1, as a HIP binary whose runtime starts
 #                             while it loads can.
+#   VMR_STANDIN_LIST=crash    --list aborts (SIGABRT) after a word on stderr;
+#   VMR_STANDIN_LISTED=FILE   each --list appends a line to FILE.
 mkdir -p "$work/standin/bin"
 for f in "$build/bin"/*; do ln -s "$f" "$work/standin/bin/"; done
 rm "$work/standin/bin/repro_host_shm"
@@ -219,6 +221,8 @@ for a in "\$@"; do [ "\$prev" != --devices ] || devices=\$a; prev=\$a; done
 if [ "\$devices" != - ] && [ "\$devices" = "\${VMR_STANDIN_KILL-}" ]; then kill -KILL \$\$; fi
 if [ "\$devices" != - ] && [ all = "\${VMR_STANDIN_KILL-}" ]; then sleep 0.2; kill -KILL \$\$; fi
 [ "\${1-}" != --list ] || [ -z "\${VMR_STANDIN_EAGER-}" ] || [ "\${HIP_ENABLE_DEFERRED_LOADING-}" = 1 ] || exec sleep 300
+[ "\${1-}" != --list ] || [ -z "\${VMR_STANDIN_LISTED-}" ] || echo listed >>"\$VMR_STANDIN_LISTED"
+[ "\${1-}" != --list ] || [ "\${VMR_STANDIN_LIST-}" != crash ] || { echo "repro_host_shm: pure virtual method called" >&2; kill -ABRT \$\$; }
 if [ "\$devices" != - ] && [ -n "\${VMR_STANDIN_TIMES-}" ]; then
   echo "\$(date +%s%N) 1" >>"\$VMR_STANDIN_TIMES"
   sleep 0.5
@@ -273,6 +277,17 @@ rc=$?; [ $rc = 1 ] || { cat "$work/alllost.out"; fail "every run lost: exit $rc,
 HIP_ENABLE_DEFERRED_LOADING=0 VMR_STANDIN_EAGER=1 VMR_FAKE_GPUS=1 RESULTS_DIR=$work/eager timeout 60 \
   env BUILD_DIR="$work/standin" "$repo/scripts/triage" >"$work/eager.out" 2>&1
 rc=$?; [ $rc = 0 ] || { tail -n 5 "$work/eager.out"; fail "HIP_ENABLE_DEFERRED_LOADING=0: exit $rc, want 0"; }
+# A binary whose --list crashes: the suite's problem in one line naming it (LIST:, the lister's words), exit 99 and no
+# report, never a verdict on the node; the comparison reads the triage's lists/repro_host_shm.failed, so the binary
+# is listed once.
+VMR_STANDIN_LIST=crash VMR_STANDIN_LISTED=$work/listcrash.listed VMR_FAKE_GPUS=1 RESULTS_DIR=$work/listcrash standin \
+  >"$work/listcrash.out" 2>&1
+rc=$?
+[ $rc = 99 ] &&
+  grep -qxE 'LIST: .*/repro_host_shm --list --json was killed by signal 6 \(its last line: repro_host_shm: pure virtual method called\)' "$work/listcrash.out" &&
+  tail -n 1 "$work/listcrash.out" | grep -q 'ERROR (exit 99)' && [ ! -e "$work/listcrash/report.md" ] &&
+  [ "$(wc -l <"$work/listcrash.listed")" = 1 ] ||
+  { tail -n 8 "$work/listcrash.out"; fail "a binary whose --list crashes: exit $rc (want 99 naming it), listed $(wc -l <"$work/listcrash.listed") time(s)"; }
 
 # SIGTERM in the middle of a launch (the hang self-test holds its ranks up to its 60 s deadline): every launch and
 # rank the triage started stops before it exits, nothing is written after, INCOMPLETE stays, and the last line

@@ -1,5 +1,6 @@
 #include "case_list.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -8,7 +9,6 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "harness/deadline.h"
 #include "harness/json.h"
 #include "harness/options.h"
 #include "harness/scope_guard.h"
@@ -48,42 +48,53 @@ Status parse_case_list(const std::string& json, CaseList* out) {
   return Status::pass();
 }
 
-Status list_binary(const std::string& binary, CaseList* out, int timeout_s) {
+// The one lister (scripts/lib/case_list.sh) holds the policy (the runtime's deferred loading, the time limit) and
+// says in one line why a listing failed; built in from the checkout this was built from.
+#ifndef VMR_CASE_LISTER
+#define VMR_CASE_LISTER "scripts/lib/case_list.sh"
+#endif
+
+Status list_binary(const std::string& binary, CaseList* out) {
+  const std::string lister = VMR_CASE_LISTER;
+  if (::access(lister.c_str(), R_OK) != 0)
+    return Status::harness("cannot list " + binary + ": the lister " + lister + " is not there (" +
+                           std::strerror(errno) + ")");
   const char* tmpdir = ::getenv("TMPDIR");
   std::string path = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/vmr-case-list-XXXXXX";
   const int fd = ::mkstemp(path.data());
   if (fd < 0)
     return Status::harness("cannot make a temporary file for " + binary + " --list --json: " + std::strerror(errno));
   ::close(fd);
-  ScopeExit remove([&] { ::unlink(path.c_str()); });
+  const std::string said_path = path + ".said";
+  ScopeExit remove([&] {
+    ::unlink(path.c_str());
+    ::unlink(said_path.c_str());
+  });
   ::signal(SIGCHLD, SIG_DFL);  // handed down ignored, the kernel would reap the child and waitpid fail
   const pid_t pid = ::fork();
   if (pid < 0) return Status::harness("fork for " + binary + " --list --json failed: " + std::strerror(errno));
   if (pid == 0) {
-    // As scripts/lib/case_list.sh lists for CMake, triage and bisect: the HIP runtime must not start at load time.
-    ::setenv("HIP_ENABLE_DEFERRED_LOADING", "1", 1);
-    ::execl(binary.c_str(), binary.c_str(), "--list", "--json", path.c_str(), static_cast<char*>(nullptr));
+    // The lister's one line on failure goes to a file of ours; stdout is the binary's human list, not wanted.
+    const int said = ::open(said_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (said < 0 || null < 0 || ::dup2(said, 2) < 0 || ::dup2(null, 1) < 0) ::_exit(126);
+    ::execlp("bash", "bash", "-c", "source \"$0\" && vmr_list_cases \"$1\" \"$2\"", lister.c_str(), binary.c_str(),
+             path.c_str(), static_cast<char*>(nullptr));
     ::_exit(127);
   }
-  // Bounded: a binary that hangs while listing (a runtime started at load time, say) must not hang triage.
   int status = 0;
-  const int64_t give_up = monotonic_ns() + int64_t(timeout_s) * 1000000000;
-  for (;;) {
-    const pid_t reaped = ::waitpid(pid, &status, WNOHANG);
-    if (reaped == pid) break;
-    if (reaped < 0 && errno != EINTR) return Status::harness("waitpid for " + binary + " --list --json failed");
-    if (monotonic_ns() > give_up) {
-      ::kill(pid, SIGKILL);
-      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-      }
-      return Status::harness(binary + " --list --json did not finish in " + std::to_string(timeout_s) + " s: killed");
-    }
-    ::usleep(10000);
+  while (::waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return Status::harness("waitpid for " + binary + " --list --json failed");
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::string said;
+    (void)read_input_file(said_path, &said, "the lister's stderr");
+    said = one_line(std::string(trim(said)));
+    if (said.empty())
+      said = "bash " + lister + " for " + binary + " --list --json " +
+             (WIFEXITED(status) ? "exited " + std::to_string(WEXITSTATUS(status))
+                                : "was killed by signal " + std::to_string(WTERMSIG(status)));
+    return Status::harness(said);
   }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return Status::harness(binary + " --list --json " +
-                           (WIFEXITED(status) ? "exited " + std::to_string(WEXITSTATUS(status))
-                                              : "was killed by signal " + std::to_string(WTERMSIG(status))));
   std::string text;
   VMR_TRY(read_input_file(path, &text, "what " + binary + " --list --json wrote"));
   return parse_case_list(text, out);

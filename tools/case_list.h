@@ -22,8 +22,8 @@ struct CaseList {
 
 // Strict: the schema vmem-repro-cases/1, a binary name, and a name and opt_in for every case, no name twice.
 vmr::Status parse_case_list(const std::string& json, CaseList* out);
-// Runs `<binary> --list --json <temporary file>` and parses what it wrote; a binary still running after
-// `timeout_s` is killed (the same 60 s as scripts/lib/case_list.sh, which CMake, triage and bisect list through).
-vmr::Status list_binary(const std::string& binary, CaseList* out, int timeout_s = 60);
+// Lists `binary` the one way every caller does (scripts/lib/case_list.sh's vmr_list_cases: its environment and
+// time limit) and parses what it wrote; a listing that fails is the lister's one line, naming the binary.
+vmr::Status list_binary(const std::string& binary, CaseList* out);
 
 }  // namespace vmr_tools

@@ -83,8 +83,8 @@ const char kModeHelp[] =
     "  --md-fence   FILE as a fenced code block no line of it can close (--info: its language); exit 99 where\n"
     "               FILE cannot be read\n"
     "Exit: 0 all as expected, 1 a CHANGED row or a table problem, 2 a bad command line or table, 77 (with\n"
-    "--gpu-run-required) nothing differs but no GPU case ran, 99 an input that could not be read or an output that\n"
-    "could not be written.\n";
+    "--gpu-run-required) nothing differs but no GPU case ran, 99 an input that could not be read, a binary that\n"
+    "could not list its cases (a LIST: line) or an output that could not be written.\n";
 
 // A bad command line: the synopsis only, so the error stays short; --help says the rest.
 int usage() {
@@ -137,8 +137,11 @@ bool write_compare_outputs(const CompareOptions& o, const Check& check, const st
                                           {o.prom, [&] { return prom_textfile(s, facts); }}});
 }
 
-// 1 where a row differs or the table has a problem; else 77 where --gpu-run-required and no GPU case ran; else 0.
-int compare_exit_code(const CompareOptions& o, const Summary& s) {
+// 99 where a binary could not list its cases (the suite's problem, not the node's); 1 where a row differs or the
+// table has a problem; else 77 where --gpu-run-required and no GPU case ran; else 0.
+int compare_exit_code(const CompareOptions& o, const Check& check) {
+  const Summary& s = check.summary;
+  if (check.listings_failed) return 99;
   if (s.changed || s.problems) return 1;
   return o.gpu_run_required && !some_gpu_case_ran(s.rows) ? 77 : 0;
 }
@@ -159,7 +162,7 @@ int compare_mode(const std::vector<std::string>& args) {
   if (o.matrix) std::fputs(matrices(check.summary.rows, false, false).c_str(), stdout);
   std::fflush(stdout);  // the table before any write error, as a reader of both streams expects
   // The exit code before the outputs are written: the Prometheus file carries it as the outcome.
-  const int rc = compare_exit_code(o, check.summary);
+  const int rc = compare_exit_code(o, check);
   if (!write_compare_outputs(o, check, table, rc)) return 99;
   return rc;
 }

@@ -22,11 +22,12 @@ std::string basename_of(const std::string& path) { return path.substr(path.find_
 
 // What the binaries and the manifest say of the table's binaries and cases.
 struct Binaries {
-  std::set<std::string> known;    // --manifest: every binary the project has
-  std::set<std::string> built;    // --binary: every case must have a record (unless --plan says otherwise)
-  std::set<std::string> checked;  // binaries whose --list was read
-  std::set<std::string> listed;   // binary.case from --list
-  std::set<std::string> missing;  // the manifest's toolchain "ok" binaries that are not there
+  std::set<std::string> known;     // --manifest: every binary the project has
+  std::set<std::string> built;     // --binary: every case must have a record (unless --plan says otherwise)
+  std::set<std::string> checked;   // binaries whose --list was read
+  std::set<std::string> listed;    // binary.case from --list
+  std::set<std::string> missing;   // the manifest's toolchain "ok" binaries that are not there
+  std::set<std::string> unlisted;  // binaries that could not list their cases (each one LIST: problem)
 };
 
 bool is_executable(const std::string& path) { return ::access(path.c_str(), X_OK) == 0; }
@@ -71,11 +72,17 @@ Status read_manifest(const CheckInputs& in, Binaries* b, std::vector<std::string
   return Status::pass();
 }
 
-// A binary's cases: from --lists where it holds this binary's list (the same run wrote it), else from the binary.
+// A binary's cases: from --lists where it holds this binary's list (the same run wrote it), or the one line why
+// that run could not list it (<binary>.failed, scripts/triage's cases_of: never listed a second time); else from
+// the binary, listed the one way (case_list.h).
 Status listing_of(const CheckInputs& in, const std::string& path, CaseList* list) {
   const std::string saved = in.lists + "/" + basename_of(path) + ".json";
-  std::string text;
-  if (in.lists.empty() || !read_input_file(saved, &text).ok()) return list_binary(path, list);
+  std::string text, why;
+  const bool have_saved = !in.lists.empty() && read_input_file(saved, &text).ok();
+  if (!in.lists.empty() && !have_saved && read_input_file(in.lists + "/" + basename_of(path) + ".failed", &why).ok() &&
+      !trim(why).empty())
+    return Status::harness(one_line(std::string(trim(why))));
+  if (!have_saved) return list_binary(path, list);
   VMR_TRY(parse_case_list(text, list));
   if (list->binary != basename_of(path))
     return Status::harness(saved + " is the case list of " + list->binary + ", not of " + basename_of(path));
@@ -83,9 +90,10 @@ Status listing_of(const CheckInputs& in, const std::string& path, CaseList* list
 }
 
 // Each binary's --list against the table: a case without a row is a table problem, and so is a binary that is not
-// the manifest's or cannot list its cases.
+// the manifest's; one that cannot list its cases is a LIST: problem, the suite's.
 void check_listings(const CheckInputs& in, const std::vector<std::string>& list_paths,
-                    const std::vector<ExpectedRow>& table, Binaries* b, std::vector<std::string>* problems) {
+                    const std::vector<ExpectedRow>& table, Binaries* b, std::vector<std::string>* problems,
+                    int* listings_failed) {
   for (const auto& path : in.binaries) b->built.insert(basename_of(path));
   for (const auto& path : list_paths) {
     const std::string bin = basename_of(path);
@@ -95,12 +103,14 @@ void check_listings(const CheckInputs& in, const std::vector<std::string>& list_
       problems->push_back("TABLE: " + path + " is not an executable binary");
       continue;
     }
-    b->checked.insert(bin);  // (a binary that cannot list: every row of it names a case it does not have)
     CaseList list;
     if (Status st = listing_of(in, path, &list); !st.ok()) {
-      problems->push_back("TABLE: " + one_line(st.detail));
+      problems->push_back("LIST: " + one_line(st.detail));  // its one problem: its rows are not run, saying why
+      b->unlisted.insert(bin);
+      ++*listings_failed;
       continue;
     }
+    b->checked.insert(bin);
     for (const auto& listed : list.cases) {
       const std::string& c = listed.name;
       b->listed.insert(bin + "." + c);
@@ -220,6 +230,10 @@ void missing_rows(const ExpectedRow& t, const std::string& name, const std::set<
     return;
   }
   if (!pairs_seen.empty()) return;
+  if (b.unlisted.count(t.binary)) {
+    missing("", "not run (its cases could not be listed: see the LIST problem)", false);
+    return;
+  }
   const bool planned = plan.cases.empty() ? b.built.count(t.binary) > 0 : plan.cases.count(name) > 0;
   if (planned)
     missing("", "CHANGED: no run record in " + results, true);
@@ -263,7 +277,7 @@ Status run_check(const CheckInputs& in, const std::vector<ExpectedRow>& table, C
   std::vector<std::string> list_paths;
   std::vector<std::string>& problems = out->summary.problem_lines;
   VMR_TRY(read_manifest(in, &b, &list_paths, &problems));
-  check_listings(in, list_paths, table, &b, &problems);
+  check_listings(in, list_paths, table, &b, &problems, &out->listings_failed);
   Plan plan;
   VMR_TRY(read_plan(in.plan, &plan));
   out->runs = read_runs(in.results);

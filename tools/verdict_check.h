@@ -21,12 +21,14 @@ struct CheckInputs {
                                       // toolchain (ok: it works, so the build makes it; missing), ...
   std::string plan;                   // --plan: what the run set out to run (empty: every case of every --binary)
   std::string lists;                  // --lists: a folder of <binary>.json, each its --list --json (scripts/triage's
-                                      // lists/), read instead of listing the binary again; one not there is listed
+                                      // lists/), read instead of listing the binary again; one not there is listed,
+                                      // unless <binary>.failed there says why that run could not list it
 };
 
 struct Check {
   Summary summary;        // the rows, their counts and each problem's line (summary.problem_lines), in the order found
   std::vector<Run> runs;  // every record read, for the reports made from runs (failures, GPUs)
+  int listings_failed = 0;  // binaries that could not list their cases ("LIST:" problems): the suite's, not the node's
 };
 
 // Compares as above. Every record is in some row: one no table row covers is CHANGED ("no row for B.C in TABLE").
@@ -34,6 +36,8 @@ struct Check {
 // (a partial or failed build), never a problem per row: its rows are compared like any binary's that is not built.
 // A file of the results folder the reader refuses (tools/input_file.h: a FIFO, a symlink out of the folder, ...) is
 // one "INPUT:" problem naming it (a suite problem to the health check), never a row: the node did not leave it.
+// A binary that cannot list its cases (it crashed, hung, refused; its saved list unreadable) is one "LIST:" problem
+// naming it, counted in listings_failed: the suite's or the binary's problem, never a verdict on the node.
 // Harness status naming the input where --manifest or --plan cannot be read (exit 99).
 vmr::Status run_check(const CheckInputs& in, const std::vector<vmr::ExpectedRow>& table, Check* out);
 

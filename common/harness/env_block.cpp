@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "harness/runtime_variables.h"
 #include "harness/text.h"
 
 extern char** environ;
@@ -58,13 +59,8 @@ EnvFacts host_environment(const std::string& binary, const std::string& backend)
 }
 
 EnvFacts runtime_variables() {
-  static const char* kNamed[] = {"HIP_VISIBLE_DEVICES",      "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES",
-                                 "GPU_DEVICE_ORDINAL",       "AMD_LOG_LEVEL",        "HSA_XNACK",
-                                 "HSA_FORCE_FINE_GRAIN_PCIE"};
-  static const char* kPrefixes[] = {"HSA_",  "HIP_",  "ROCR_",           "AMD_", "GPU_",
-                                    "CUDA_", "NCCL_", "CTEST_RESOURCE_", "VMR_"};
   EnvFacts vars;
-  for (const char* name : kNamed) {
+  for (const char* name : kRuntimeVariables) {
     const char* v = ::getenv(name);
     vars.emplace_back(name, v ? v : "(unset)");
   }
@@ -73,12 +69,12 @@ EnvFacts runtime_variables() {
     size_t eq = kv.find('=');
     if (eq == std::string::npos) continue;
     std::string k = kv.substr(0, eq);
-    bool relevant =
-        std::any_of(std::begin(kPrefixes), std::end(kPrefixes), [&](const char* p) { return k.rfind(p, 0) == 0; });
+    bool relevant = std::any_of(std::begin(kRuntimeVariablePrefixes), std::end(kRuntimeVariablePrefixes),
+                                [&](const char* p) { return k.rfind(p, 0) == 0; });
     bool listed = std::any_of(vars.begin(), vars.end(), [&](auto& p) { return p.first == k; });
     if (relevant && !listed) vars.emplace_back(k, kv.substr(eq + 1));
   }
-  std::sort(vars.begin() + std::size(kNamed), vars.end());
+  std::sort(vars.begin() + std::size(kRuntimeVariables), vars.end());
   return vars;
 }
 

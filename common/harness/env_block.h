@@ -11,7 +11,8 @@ namespace vmr {
 using EnvFacts = std::vector<std::pair<std::string, std::string>>;
 
 EnvFacts host_environment(const std::string& binary, const std::string& backend);
-// Variables that change what the GPU runtimes do; always listed, "(unset)" when absent.
+// The variables of harness/runtime_variables.h: the named ones always ("(unset)" when absent), then every other
+// one set with one of its prefixes, sorted.
 EnvFacts runtime_variables();
 std::string format_env_block(const EnvFacts& host, const EnvFacts& vars);
 

@@ -3,6 +3,7 @@
 # the CUDA one must be built, and every AMD binary must list its cases and SKIP each of them with the real runtime's
 # own answer (a call that "returned" something), never PASS, FAIL, CRASH or HARNESS. Usage: amd_binaries_skip.sh BIN
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/case_list.sh"
 bin=${1:?usage: amd_binaries_skip.sh BIN_DIR}
 bad=0
 list=$(mktemp) || exit 1
@@ -20,8 +21,8 @@ while IFS=$'\t' read -r name backend toolchain _; do
     continue
   fi
   [ "$backend" = host ] && { say "  $name ($backend): built"; continue; }
-  # Its cases as the tools read them (--list --json through check_expected), every one: --all runs them all.
-  cases=$("$bin/$name" --list --json "$list" 2>&1 >/dev/null && "$bin/check_expected" --cases "$list" --with-opt-in 2>&1)
+  # Its cases as the tools read them (listed the one way, read by check_expected), every one: --all runs them all.
+  cases=$(vmr_list_cases "$bin/$name" "$list" 2>&1 && "$bin/check_expected" --cases "$list" --with-opt-in 2>&1)
   s=$?
   n=$(printf '%s\n' "$cases" | grep -c '^[a-z0-9-]*$')
   if [ $s != 0 ] || [ "$n" = 0 ]; then

@@ -142,13 +142,15 @@ vmr_build_single_files() {
   local tools=()
   for f in $(vmr_library_sources vmr_tools); do tools+=("$VMR_ROOT/$f"); done
   [ ${#tools[@]} -gt 0 ] || { vmr_say "repro/manifest.txt names no sources of vmr_tools"; return 1; }
-  "$cxx" -std=c++17 -O2 -pthread -I"$VMR_ROOT/common" -I"$VMR_ROOT/tools" "$VMR_ROOT/tools/check_expected.cpp" "${tools[@]}" \
+  local lister=-DVMR_CASE_LISTER="\"$VMR_ROOT/scripts/lib/case_list.sh\""
+  "$cxx" -std=c++17 -O2 -pthread -I"$VMR_ROOT/common" -I"$VMR_ROOT/tools" \
+    "$lister" "$VMR_ROOT/tools/check_expected.cpp" "${tools[@]}" \
     "${harness[@]}" "$dist/expected_table.cpp" -o "$bin/check_expected" >&2 ||
     { vmr_say "building check_expected failed"; return 1; }
   # triage_plan: the triage's planner, its library and the tools' (the Pair, the case list, the flag parser).
   local planner=()
   for f in $(vmr_library_sources vmr_triage_plan); do planner+=("$VMR_ROOT/$f"); done
-  "$cxx" -std=c++17 -O2 -pthread -I"$VMR_ROOT/common" -I"$VMR_ROOT/tools" "$VMR_ROOT/tools/triage_plan.cpp" "${planner[@]}" \
+  "$cxx" -std=c++17 -O2 -pthread -I"$VMR_ROOT/common" -I"$VMR_ROOT/tools" "$lister" "$VMR_ROOT/tools/triage_plan.cpp" "${planner[@]}" \
     "${tools[@]}" "${harness[@]}" "$dist/expected_table.cpp" -o "$bin/triage_plan" >&2 ||
     { vmr_say "building triage_plan failed"; return 1; }
   mv "$bin/manifest.txt.new" "$bin/manifest.txt"

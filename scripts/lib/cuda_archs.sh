@@ -4,6 +4,10 @@
 # compiles) with vmr_cuda_build_archs. Sourced, not run (CMake sources it alone: vmr_say may not be defined yet).
 declare -F vmr_say >/dev/null || vmr_say() { printf '%s\n' "$*" >&2; }
 
+# The list when the rule cannot ask an nvcc (none here, or it gave no answer): nvcc's own -arch=all-major (nvcc 11.5
+# and later), which needs no list. Its one place: CMake's default, amalgamate's line and header read it from here.
+vmr_cuda_fallback_archs=all-major
+
 # The nvcc the scripts build with: the one on PATH, else the toolkit's usual place; nothing (status 1) without one.
 vmr_nvcc() { command -v nvcc || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; }; }
 
@@ -57,8 +61,8 @@ vmr_cuda_build_archs() {
   if [ -n "$configured" ]; then
     echo "$configured"
   elif nvcc=$(vmr_nvcc); then
-    vmr_cuda_default_archs "$nvcc" || echo all-major
+    vmr_cuda_default_archs "$nvcc" || echo "$vmr_cuda_fallback_archs"
   else
-    echo all-major
+    echo "$vmr_cuda_fallback_archs"
   fi
 }

@@ -3,14 +3,16 @@
 # gpus, BUILD_DIR, planner) they read; they fill `notes` (one per backend), `checked` (--binary per binary compared)
 # and `ring` (--ring where asked), and rounds.txt.
 
-# The cases a plain triage runs: the binary's own --list --json (listed as CMake lists), read by check_expected,
-# which leaves out the known-crash and self-test ones the binary marks (all of them with --include-crash). Kept in
-# lists/.
+# The cases a plain triage runs: the binary's own --list --json (listed the one way, scripts/lib/case_list.sh), read
+# by check_expected, which leaves out the known-crash and self-test ones the binary marks (all of them with
+# --include-crash). Kept in lists/; a listing that fails leaves lists/<binary>.failed, its one line, which the
+# comparison names as the suite's problem (exit 99) without listing the binary again.
 cases_of() {
   local list
   list="$out/lists/$(basename "$1").json"
   mkdir -p "$out/lists"
-  vmr_list_cases "$1" "$list" || return 0
+  vmr_list_cases "$1" "$list" 2>"${list%.json}.failed" || { cat "${list%.json}.failed" >&2; return 0; }
+  rm -f "${list%.json}.failed"
   local opt_in=()
   [ "$include_crash" = 1 ] && opt_in=(--with-opt-in)
   "$BUILD_DIR/bin/check_expected" --cases "$list" "${opt_in[@]+"${opt_in[@]}"}"
