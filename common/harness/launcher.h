@@ -4,8 +4,8 @@
 
 #include <vector>
 
-#include "harness/expected.h"
 #include "harness/binary_table.h"
+#include "harness/expected.h"
 #include "harness/options.h"
 
 namespace vmr {
