@@ -308,6 +308,11 @@ TEST(Plan, AnAloneBinaryRunsAfterTheOthersSoItsTimeAdds) {
   EXPECT_DOUBLE_EQ(model(launches, took, 0).plan, 3.0 + 4.0);
   EXPECT_DOUBLE_EQ(model(launches, took, 0).health_check, 5 * 2.0 + 5 * 3.0);
   EXPECT_DOUBLE_EQ(model(launches, took, 1).plan, 1.0 + 4.0 + 3.0);
+  // Two launches of an Alone binary in one round run one after the other: 2 x its mean.
+  const std::vector<Launch> alone_round = *parse_launches(
+      "1 0 repro_x 0,0 leak alone\n2 0 repro_x 1,1 leak alone\n3 0 repro_y 0,0 read together\n"
+      "4 0 repro_y 1,1 read together\n");
+  EXPECT_DOUBLE_EQ(model(alone_round, {{1, 2.0}, {2, 2.0}, {3, 3.0}, {4, 3.0}}, 0).plan, 3.0 + 2 * 2.0);
   // The plan carries the binary's sharing to every launch, the mesh's and its re-plan's too.
   BinaryAsk ask = ask_of(3, PairMode::All, true);
   ask.sharing = Sharing::Alone;

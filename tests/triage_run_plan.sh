@@ -24,7 +24,7 @@ launch() {
 plan=(
   "1 0 bin_a 0,0 read together" "2 1 bin_a 0,1 read together"
   "3 0 bin_b 0,0 read together" "4 1 bin_b 0,1 read together"
-  "5 0 bin_c 0,0 leak alone" "6 1 bin_c 0,1 leak alone"
+  "5 0 bin_c 0,0 leak alone" "6 0 bin_c 1,1 leak alone"
 )
 # Intervals per launch from the log: "k binary start end".
 intervals() { awk '{ t[$2, $1] = $4; b[$2] = $3 } END { for (k = 1; k <= 6; k++) print k, b[k], t[k, "start"], t[k, "end"] }' "$work/log"; }
@@ -42,9 +42,12 @@ binaries_overlap bin_a bin_b || say_fail "every round whole: bin_a and bin_b (to
 for other in bin_a bin_b; do
   ! binaries_overlap bin_c "$other" || say_fail "every round whole: bin_c (alone) overlapped $other"
 done
-# Each binary's rounds in order: round 1 starts after round 0 ended.
-intervals | awk '{ s[$1] = $3; e[$1] = $4 } END { exit !(s[2] >= e[1] && s[4] >= e[3] && s[6] >= e[5]) }' ||
+# Each binary's rounds in order: round 1 starts after round 0 ended; an alone binary's launches one at a time, even
+# two of one round (KFD counts another launch's ranks as other processes on every GPU).
+intervals | awk '{ s[$1] = $3; e[$1] = $4 } END { exit !(s[2] >= e[1] && s[4] >= e[3]) }' ||
   say_fail "every round whole: a binary's round 1 started before its round 0 ended"
+intervals | awk '{ s[$1] = $3; e[$1] = $4 } END { exit !(s[6] >= e[5] || s[5] >= e[6]) }' ||
+  say_fail "every round whole: two launches of the alone bin_c overlapped"
 
 for jobs in 1 2; do
   : >"$work/log"; run_plan "${plan[@]}"
@@ -72,6 +75,9 @@ sharing_of() {  # LIST CASES [--mesh]: the sharing field of every launch planned
 [ "$(sharing_of "$work/alone.json" atomics)" = together ] || say_fail "a gpu-alone case not run made its binary alone"
 [ "$(sharing_of "$work/list.json" read+atomics)" = together ] || say_fail "no gpu-alone label, yet not together"
 [ "$(sharing_of "$work/alone.json" read --mesh)" = alone ] || say_fail "--mesh: the mesh run of an alone binary is not alone"
+# A known-crash case run (--include-crash) makes its binary alone: a fault that resets the GPU must not take other
+# binaries' runs down with it.
+[ "$(sharing_of "$work/list.json" read+fault)" = alone ] || say_fail "a known-crash case run did not make its binary alone"
 
 [ "$fail" = 0 ] && echo "run_plan: together side by side, alone after them, --jobs one binary at a time"
 exit "$fail"

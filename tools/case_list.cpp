@@ -31,9 +31,11 @@ Status parse_case_list(const std::string& json, CaseList* out) {
     return Status::harness("a case list without its binary or cases");
   for (const auto& c : cases->arr) {
     const JsonValue* opt_in = c.get("opt_in");
-    ListedCase lc{c.get_string("name"), opt_in && opt_in->type == JsonValue::Bool && opt_in->b, {}};
+    ListedCase lc{c.get_string("name"), opt_in && opt_in->type == JsonValue::Bool && opt_in->b, {}, false};
     if (!is_valid_case_name(lc.name) || !opt_in || opt_in->type != JsonValue::Bool)
       return Status::harness("case list of " + list.binary + ": a case without a valid name and opt_in");
+    if (const JsonValue* crash = c.get("known_crash"); crash && crash->type == JsonValue::Bool)
+      lc.known_crash = crash->b;
     if (const JsonValue* labels = c.get("labels"); labels && labels->type == JsonValue::Array) {
       for (const auto& l : labels->arr) {
         if (l.type != JsonValue::String) return Status::harness("case list of " + list.binary + ": a label not text");

@@ -13,6 +13,7 @@ struct ListedCase {
   std::string name;
   bool opt_in = false;              // known-crash or self-test: a plain run leaves it out
   std::vector<std::string> labels;  // expected/verdicts.md's labels of the case (the planner reads "gpu-alone")
+  bool known_crash = false;         // some row allows CRASH
 };
 
 struct CaseList {

@@ -300,7 +300,9 @@ Model model(const std::vector<Launch>& launches, const std::map<int, double>& to
   };
   std::map<std::string, double> per_binary_plan;
   for (const auto& [key, size] : round_sizes) {
-    const int waves = jobs > 0 ? (size + jobs - 1) / jobs : 1;
+    // An Alone binary runs its launches one at a time (scripts/lib/triage_launch.sh run_plan).
+    const int at_once = sharing[key.first] == Sharing::Alone ? 1 : jobs;
+    const int waves = at_once > 0 ? (size + at_once - 1) / at_once : 1;
     per_binary_plan[key.first] += waves * per_binary[key.first].value();
   }
   Combined plan, health_check;

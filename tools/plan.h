@@ -56,7 +56,9 @@ std::vector<Round> pair_rounds(int gpus, PairMode mode, bool diagonal, const std
 // binaries run beside each other, each in its own processes (a case of one reads only its own process's counts);
 // an Alone binary has a case that reads the GPU's device-wide state (expected/verdicts.md's label `gpu-alone`: the
 // AMD unmap-leak case, whose KFD count cannot see memory a release left allocated, so the GPU's free memory decides,
-// which another binary's allocations would move) and runs after them, one such binary at a time.
+// which another binary's allocations would move, and KFD counts every other HSA process as on every GPU) and runs
+// after them, one such binary at a time and each of its launches alone. A binary that runs a known-crash case
+// (--include-crash) is Alone too: a fault that resets the GPU would take the binaries beside it down with it.
 enum class Sharing { Together, Alone };
 const char* sharing_name(Sharing s);  // "together", "alone"
 // The label of expected/verdicts.md that makes a case's binary Alone.
@@ -103,10 +105,11 @@ inline bool binaries_at_once(int jobs) { return jobs == 0; }
 
 // What the plan is modelled to take, from the seconds each launch took here (by k; a launch not timed counts for
 // nothing). A binary's time is its rounds x its mean launch, a round split into waves of `jobs` (0: a whole round at
-// once); `plan` is the longest Together binary's time plus every Alone binary's where binaries_at_once, else the
-// sum. `health_check`: scripts/health-check's plan on 8 GPUs with every case passing, per binary that ran pairs one
-// 8-rank mesh launch costed as 4 of its pair launches (each rank imports from every other: ranks / 2) and one round
-// of 8 same-GPU pairs costed as one, binaries combined as for `plan` with every round whole.
+// once; an Alone binary's one launch a wave); `plan` is the longest Together binary's time plus every Alone binary's
+// where binaries_at_once, else the sum. `health_check`: scripts/health-check's plan on 8 GPUs with every case passing,
+// per binary that ran pairs one 8-rank mesh launch costed as 4 of its pair launches (each rank imports from every
+// other: ranks / 2) and one round of 8 same-GPU pairs costed as one, binaries combined as for `plan` with every round
+// whole.
 struct Model {
   double plan = 0;
   double health_check = 0;

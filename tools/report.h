@@ -79,9 +79,9 @@ vmr::Status read_summary_json(std::string_view text, const std::string& source, 
 // closing line.
 std::string counts_text(const Summary& s);
 
-// The console table: case / pair / expected / observed / result for every row that ran (OK, CHANGED, failing), the
-// rows not run folded into one line per reason ("31 case runs not run (binary not built here): repro_x (5), ..."),
-// then the counts.
+// The console table: case / pair / expected / observed / result for every row that ran (OK, CHANGED, failing, a
+// SKIP with its reason), the rows with no run behind them folded into one line per reason ("31 case runs not run
+// (binary not built here): repro_x (5), ..."), then the counts.
 std::string console_table(const Summary& s);
 // Exporter x importer matrices for every case that ran on GPU pairs, as text or as Markdown tables.
 // `every_case` false (the console): only the cases that ran on 2 or more GPUs or have a row that differs or did not

@@ -117,7 +117,8 @@ int check_pairs(const std::string& list, const std::vector<std::string>& backend
   return 0;
 }
 
-// Alone where a case to run carries kAloneLabel in the binary's listing; exit code 0, or 2 / 99 with the line said.
+// Alone where a case to run carries kAloneLabel in the binary's listing or is known to crash; exit code 0, or 2 / 99
+// with the line said.
 int sharing_of(const std::string& list_path, BinaryAsk* ask) {
   std::string text;
   if (const vmr::Status st = vmr_tools::read_input_file(list_path, &text); !st.ok()) {
@@ -129,7 +130,7 @@ int sharing_of(const std::string& list_path, BinaryAsk* ask) {
     return usage(list_path + ": " + st.detail);
   for (const vmr_tools::ListedCase& c : list.cases) {
     const bool runs = std::find(ask->cases.begin(), ask->cases.end(), c.name) != ask->cases.end();
-    if (runs && std::find(c.labels.begin(), c.labels.end(), kAloneLabel) != c.labels.end())
+    if (runs && (c.known_crash || std::find(c.labels.begin(), c.labels.end(), kAloneLabel) != c.labels.end()))
       ask->sharing = Sharing::Alone;
   }
   return 0;

@@ -140,7 +140,8 @@ std::string shared_devices_note(const std::vector<int>& devices) {
 }  // namespace
 
 // --case names run exactly those; otherwise --all runs every case, and a plain run every case without a tag. In the
-// binary's order, but the cases whose unconditional row allows no PASS go last: a case that does not PASS ends its
+// binary's order, but the cases CTest expects to fail go last (ctest_will_fail: the unconditional row allows no PASS,
+// or the case is known to crash): a case that does not PASS ends its
 // rank life, and the cases after it would need fresh ranks, one more GPU runtime start each (0.3 s of CUDA on an
 // H200, where repro_cuda_vmm's expected set-access-hole FAIL in the middle once made a second life of half its run).
 std::vector<const CaseDef*> select_cases(const std::vector<ExpectedRow>& table, const ReproBinary& bin,

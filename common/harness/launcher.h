@@ -10,8 +10,8 @@
 
 namespace vmr {
 
-// The cases a run takes (--case's, --all's or a plain run's), in the binary's order but those whose unconditional row
-// in `table` allows no PASS last.
+// The cases a run takes (--case's, --all's or a plain run's), in the binary's order but those CTest expects to fail
+// (ctest_will_fail: no PASS in the unconditional row of `table`, or a known crash) last.
 std::vector<const CaseDef*> select_cases(const std::vector<ExpectedRow>& table, const ReproBinary& bin,
                                          const Options& o);
 

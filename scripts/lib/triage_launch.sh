@@ -42,16 +42,17 @@ run_rounds() {
 
 # rounds.txt lines, by binary (tools/plan.h, Sharing and binaries_at_once): with every round whole (no --jobs) the
 # binaries marked "together" run side by side, each in its own processes; then the others, one binary at a time
-# (every binary so with --jobs or --serial, which promise at most N runs at once).
+# (every binary so with --jobs or --serial, which promise at most N runs at once), an "alone" one one launch at a time.
 run_plan() {
   local line name sharing group=()
   local -a order=()
-  local -A lines_of=() side_by_side=()
+  local -A lines_of=() side_by_side=() alone=()
   for line in "$@"; do
     read -r _ _ name _ _ sharing <<<"$line"
     [ -n "${lines_of[$name]+x}" ] || order+=("$name")
     lines_of[$name]+="$line"$'\n'
     if [ "$jobs" = 0 ] && [ "$sharing" = together ]; then side_by_side[$name]=1; fi
+    if [ "$sharing" = alone ]; then alone[$name]=1; fi
   done
   for name in "${order[@]+"${order[@]}"}"; do
     [ -n "${side_by_side[$name]-}" ] || continue
@@ -62,6 +63,15 @@ run_plan() {
   for name in "${order[@]+"${order[@]}"}"; do
     [ -z "${side_by_side[$name]-}" ] || continue
     mapfile -t group <<<"${lines_of[$name]%$'\n'}"
-    run_rounds "${group[@]}"
+    # An alone binary's own launches one at a time too: KFD counts another launch's ranks as other processes on
+    # every GPU (each HSA process opens every GPU), which would make its leak case undecided.
+    if [ "${alone[$name]-}" ]; then
+      local jobs_asked=$jobs
+      jobs=1
+      run_rounds "${group[@]}"
+      jobs=$jobs_asked
+    else
+      run_rounds "${group[@]}"
+    fi
   done
 }
