@@ -18,7 +18,7 @@ source "$src/scripts/lib/triage_launch.sh"
 launch() {
   local k=$1 name=$2
   echo "start $k $name $(date +%s%N)" >>"$work/log"
-  sleep 0.3
+  sleep 1  # (long enough that a loaded machine still starts two side-by-side binaries within it)
   echo "end $k $name $(date +%s%N)" >>"$work/log"
 }
 plan=(
