@@ -49,7 +49,7 @@ grep -qE '^repro_host_shm[.]read( |$)' "$work/all/plan.txt" || fail "plan.txt la
 grep -q 'repro_host_shm.fault' "$work/all/plan.txt" && fail "plan.txt lists the fault self-test"
 grep -Eq '^18 OK, 0 CHANGED, [0-9]+ not run, 0 table problems$' "$work/all.out" || fail "summary line"
 grep -q '"changed":0' "$work/all/summary.json" || fail "summary.json does not say 0 changed"
-grep -q '| exporter \\ importer | GPU 0 | GPU 1 | GPU 2 |' "$work/all/report.md" || fail "report.md has no 3-GPU matrix"
+grep -q '| rank 0 \\ rank 1 | GPU 0 | GPU 1 | GPU 2 |' "$work/all/report.md" || fail "report.md has no 3-GPU matrix"
 grep -q '^| GPU 2 | PASS .* | PASS .* | PASS [^|]* |$' "$work/all/report.md" || fail "report.md's matrix has no diagonal"
 [ "$(ls "$work/all"/repro_host_shm.*-*.json | wc -l)" = 9 ] || fail "want one launch per pair (9), all cases in it"
 # A finished triage takes its INCOMPLETE marker away (bug-report passes over folders that keep one).

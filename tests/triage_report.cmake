@@ -1,4 +1,4 @@
-# check_expected as the triage uses it: per-pair results become an exporter x importer matrix, a pair whose verdict
+# check_expected as the triage uses it: per-pair results become a rank 0 x rank 1 GPU matrix, a pair whose verdict
 # differs from expected/ is CHANGED (exit 1), and summary.json and the Markdown report say the same.
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})

@@ -5,7 +5,7 @@
 // Reads every run record (*.json) in a results directory: one per case from CTest (<binary>.<case>.json), or one
 // per case and GPU pair from scripts/triage. Prints case / expected / observed / OK-or-CHANGED (a skip is
 // "not run" with its reason, never CHANGED; a case that should have run and left no readable record is CHANGED),
-// checks that the table and each binary's --list agree, and on request prints exporter x importer matrices and
+// checks that the table and each binary's --list agree, and on request prints rank 0 x rank 1 GPU matrices and
 // writes summary.json and a Markdown report. With --manifest (the build's bin/manifest.txt) a row naming a binary
 // the project does not have is a table problem, and every built binary's --list is checked as with --binary.
 //

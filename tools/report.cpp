@@ -113,9 +113,12 @@ bool read_count(const JsonValue& v, const char* key, int* out) {
 
 // A mesh run (one rank per GPU, "0-1-2-3": every rank imports from every other) fills every ordered pair of its
 // GPUs; a run of one pair then overrides its cell, so the failing pairs are named.
-using Grid = std::map<std::pair<std::string, std::string>, std::string>;  // (exporter, importer) -> cell
+using Grid = std::map<std::pair<std::string, std::string>, std::string>;  // (rank 0's GPU, rank 1's GPU) -> cell
 // What a cell's figure measures (harness/read_direction.h), said with every matrix.
-constexpr const char* kCellDirection = "a bandwidth is data moving from the exporter's GPU to the importer's";
+// Rows and columns are rank 0's and rank 1's GPUs, not "exporter" and "importer": in the atomics and symmetric cases
+// both ranks export and import.
+constexpr const char* kCellDirection =
+    "a bandwidth is data moving from the row's GPU to the column's (rank 1 reads rank 0's memory)";
 void fill_cells(const std::vector<Row>& rows, std::map<std::string, Grid>* cells,
                 std::map<std::string, std::set<std::string>>* devices) {
   for (bool mesh_pass : {true, false})
@@ -131,7 +134,7 @@ void fill_cells(const std::vector<Row>& rows, std::map<std::string, Grid>* cells
           for (const auto& imp : ids)
             if (exp != imp) (*cells)[r.name][{exp, imp}] = cell;
       } else {
-        (*cells)[r.name][{ids[0], ids[1]}] = cell;  // exporter, importer
+        (*cells)[r.name][{ids[0], ids[1]}] = cell;  // rank 0's GPU, rank 1's
       }
       for (const auto& id : ids) (*devices)[r.name].insert(id);
     }
@@ -145,7 +148,7 @@ std::string cell_of(const Grid& grid, const std::string& e, const std::string& i
 }
 
 void matrix_md(std::ostringstream& os, const std::string& name, const Grid& grid, const std::set<std::string>& devs) {
-  os << "\n#### " << md_text(name) << "\n\n| exporter \\ importer |";
+  os << "\n#### " << md_text(name) << "\n\n| rank 0 \\ rank 1 |";
   for (const auto& d : devs) os << " GPU " << md_text(d) << " |";
   os << "\n| --- |";
   for (size_t i = 0; i < devs.size(); ++i) os << " --- |";
@@ -160,7 +163,7 @@ void matrix_md(std::ostringstream& os, const std::string& name, const Grid& grid
 
 void matrix_text(std::ostringstream& os, const std::string& name, const Grid& grid, const std::set<std::string>& devs) {
   os << "\n"
-     << name << " (rows: exporter GPU, columns: importer GPU; " << kCellDirection << ")\n"
+     << name << " (rows: rank 0's GPU, columns: rank 1's GPU; " << kCellDirection << ")\n"
      << std::string(12, ' ');
   for (const auto& d : devs) os << " " << std::left << std::setw(28) << ("GPU " + d);
   os << "\n";
@@ -388,7 +391,7 @@ std::string verdicts_md(const Summary& s) {
   if (!threads.empty()) md << "\n### Known regressions these rows point to\n\n" << threads;
   std::string m = matrices(s.rows, true, true);
   if (!m.empty())
-    md << "\n### Exporter x importer\n\nRows: the exporter's GPU, columns: the importer's; " << kCellDirection << ".\n"
+    md << "\n### Rank 0's GPU x rank 1's GPU\n\nRows: rank 0's GPU, columns: rank 1's; " << kCellDirection << ".\n"
        << m;
   return md.str();
 }

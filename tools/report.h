@@ -83,7 +83,7 @@ std::string counts_text(const Summary& s);
 // SKIP with its reason), the rows with no run behind them folded into one line per reason ("31 case runs not run
 // (binary not built here): repro_x (5), ..."), then the counts.
 std::string console_table(const Summary& s);
-// Exporter x importer matrices for every case that ran on GPU pairs, as text or as Markdown tables.
+// Rank 0's GPU x rank 1's GPU matrices for every case that ran on GPU pairs, as text or as Markdown tables.
 // `every_case` false (the console): only the cases that ran on 2 or more GPUs or have a row that differs or did not
 // pass; a one-GPU node's 1x1 matrices of PASS say nothing the table did not.
 std::string matrices(const std::vector<Row>& rows, bool markdown, bool every_case);
