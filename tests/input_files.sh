@@ -3,7 +3,8 @@
 # FIFO, a device, a symlink out of the folder being read and a file over the size cap are refused in one line
 # naming the file and why, quickly, and a refused file in a results or node folder is an input problem, never a
 # verdict on the node. The same node folder named twice is refused by the fleet report.
-#   1. check_expected --record, --table, --cases, --summary, --health-line --summary, --plan, fleet_report --nodes
+#   1. check_expected --record, --table, --cases, --summary, --health-line --summary, --plan, fleet_report --nodes,
+#      triage_plan's rounds.txt
 #      on a FIFO;
 #   2. --record through a symlink to /dev/zero, and over the cap;
 #   3. a results folder holding a FIFO, a symlink out of it, a symlink inside it: INPUT problems, no row, and the
@@ -70,6 +71,9 @@ want plan 99 "cannot read --plan $work/fifo.json: it is a FIFO, not a regular fi
 run nodes "$build/bin/fleet_report" --out "$work/empty" --nodes "$work/fifo.json" "$work/empty"
 want nodes 99 "fleet_report: cannot read the node list $work/fifo.json: it is a FIFO, not a regular file"
 one_line nodes
+run rounds "$build/bin/triage_plan" --cases-run-on "$work/fifo.json"
+want rounds 99 "triage_plan: $fifo_says"
+one_line rounds
 
 # 2. A record that is a symlink to /dev/zero (endless), and one over the 64 MiB cap (sparse: no disk used).
 ln -s /dev/zero "$work/zero.json"

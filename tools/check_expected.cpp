@@ -50,6 +50,7 @@ const char kSynopsis[] =
     "       check_expected --health-line [--summary SUMMARY.json] [--exit N] [--took S] [--overran B] "
     "[--require-gpu]\n"
     "       check_expected --counts SUMMARY.json\n"
+    "       check_expected --unlisted SUMMARY.json\n"
     "       check_expected --from-summary SUMMARY.json [--junit FILE] [--prom FILE --prom-took S --prom-exit N]\n"
     "                      [--markdown FILE] [--failing-tsv FILE] [--results DIR [--failures-md FILE]\n"
     "                      [--gpus-md FILE] [--backends-ran FILE] [--rocm-md FILE]]\n"
@@ -75,6 +76,7 @@ const char kModeHelp[] =
     "               exit 0 healthy, 1 unhealthy (or --overran: stopped at B s), 77 no GPU case ran, 99 no summary\n"
     "  --counts     SUMMARY.json's counts as the console's line: \"N OK, N CHANGED, N not run, N table problems\";\n"
     "               exit 99 where it is not a summary of this version\n"
+    "  --unlisted   the binaries of SUMMARY.json that could not list their cases (a LIST: problem), one a line\n"
     "  --from-summary the outputs of SUMMARY.json's comparison, never compared again: the JUnit file, the\n"
     "               Prometheus textfile (--prom-exit: the triage's exit code, the outcome), the verdicts' Markdown,\n"
     "               the failing runs (--failing-tsv); with --results, from the records for what the summary does\n"
@@ -265,6 +267,21 @@ int counts_mode(const std::vector<std::string>& args) {
   return 0;
 }
 
+// --unlisted SUMMARY.json: the binaries that could not list their cases, one a line, for the triage's last line
+// (which names them rather than a report it could not finish). Exit 99 where it is not a summary of this version.
+int unlisted_mode(const std::vector<std::string>& args) {
+  std::string path;
+  Flags f;
+  f.values = {{"--unlisted", &path}};
+  if (!parse_flags(args, f) || path.empty()) return usage();
+  Summary s;
+  if (!load_summary(path, &s)) return 99;
+  std::string out;
+  for (const auto& b : unlisted_binaries(s)) out += one_line(b) + "\n";
+  std::fputs(out.c_str(), stdout);
+  return 0;
+}
+
 // --from-summary SUMMARY.json: the outputs of a comparison already made (scripts/triage's summary.json), so the
 // comparison runs once: the JUnit file and Prometheus textfile (--prom-exit is the triage's exit code, the textfile's
 // outcome) after the triage's comparison, and scripts/bug-report's files: what failed from the summary, and from the
@@ -411,7 +428,8 @@ const Mode kModes[] = {{"--record", record_mode},           {"--cases", cases_mo
                        {"--report-md", report_mode},        {"--bisect", bisect_mode},
                        {"--health-line", health_line_mode}, {"--publish", publish_mode},
                        {"--md-text", md_text_mode},         {"--md-fence", md_fence_mode},
-                       {"--counts", counts_mode},           {"--from-summary", from_summary_mode}};
+                       {"--counts", counts_mode},           {"--from-summary", from_summary_mode},
+                       {"--unlisted", unlisted_mode}};
 
 }  // namespace
 

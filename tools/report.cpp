@@ -292,6 +292,14 @@ bool is_other_summary_version(std::string_view text) {
   return schema != kSummarySchema && schema.rfind("vmem-repro-summary/", 0) == 0;
 }
 
+std::vector<std::string> unlisted_binaries(const Summary& s) {
+  std::vector<std::string> out;
+  for (const auto& r : s.rows)
+    if (r.not_run() && r.why_not_run == kUnlistedWhy && std::find(out.begin(), out.end(), r.binary) == out.end())
+      out.push_back(r.binary);
+  return out;
+}
+
 std::string counts_text(const Summary& s) {
   return std::to_string(s.ok) + " OK, " + std::to_string(s.changed) + " CHANGED, " + std::to_string(s.not_run) +
          " not run, " + std::to_string(s.problems) + " table problems";

@@ -81,6 +81,11 @@ bool is_other_summary_version(std::string_view text);
 // The start of a problem line for a file of the results folder the reader refused (a FIFO, a symlink out of the
 // folder): a problem of the input, not the node's (the fleet reports it as such).
 inline constexpr const char* kInputProblem = "INPUT: ";
+// Why the rows of a binary that could not list its cases were not run (their why_not_run; its LIST: problem says
+// more): what tells a reader of summary.json (the triage's last line) which binaries could not list.
+inline constexpr const char* kUnlistedWhy = "its cases could not be listed: see the LIST problem";
+// The binaries of `s` that could not list their cases, each once, in the rows' order.
+std::vector<std::string> unlisted_binaries(const Summary& s);
 // "3 OK, 1 CHANGED, 0 not run, 0 table problems": the counts line of the console table, report.md and a script's
 // closing line.
 std::string counts_text(const Summary& s);

@@ -229,7 +229,7 @@ void missing_rows(const ExpectedRow& t, const std::string& name, const std::set<
   }
   if (!pairs_seen.empty()) return;
   if (b.unlisted.count(t.binary)) {
-    missing("", "not run (its cases could not be listed: see the LIST problem)", false);
+    missing("", std::string("not run (") + kUnlistedWhy + ")", false);
     return;
   }
   const bool planned = plan.cases.empty() ? b.built.count(t.binary) > 0 : plan.cases.count(name) > 0;
