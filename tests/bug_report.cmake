@@ -10,7 +10,25 @@ function(write_run dir file backend binary case verdict detail info stderr)
     "\"cases\":[{\"case\":\"${case}\",\"verdict\":\"${verdict}\",\"detail\":\"${detail}\",\"metrics\":{},"
     "\"ranks\":[{\"info\":{${info}},\"stderr_tail\":[]},{\"info\":{},\"stderr_tail\":[${stderr}]}]}]}\n")
 endfunction()
+# The folder's summary.json as a triage writes it (its one comparison, which bug-report reads and never makes again),
+# validated against the published schema.
+function(triage_summary dir)
+  file(REMOVE ${dir}/summary.json)
+  execute_process(COMMAND ${BUILD}/bin/check_expected --table ${TABLE} --results ${dir}
+                          --summary-json ${dir}/summary.json
+                  RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
+  if(rc GREATER 1)
+    message(FATAL_ERROR "check_expected could not make ${dir}/summary.json (exit ${rc}): ${err}")
+  endif()
+  execute_process(COMMAND /usr/bin/python3 ${SOURCE}/tests/validate_summary.py
+                          ${SOURCE}/schemas/vmem-repro-summary-2.schema.json ${dir}/summary.json
+                  RESULT_VARIABLE valid OUTPUT_VARIABLE why ERROR_VARIABLE why)
+  if(NOT valid EQUAL 0)
+    message(FATAL_ERROR "${dir}/summary.json does not follow the schema: ${why}")
+  endif()
+endfunction()
 function(bug_report dir out_var)
+  triage_summary(${dir})
   execute_process(COMMAND ${CMAKE_COMMAND} -E env BUILD_DIR=${BUILD} ${SCRIPT} ${dir}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
@@ -53,7 +71,6 @@ endif()
 set(a ${WORK}/amd-crash)
 file(REMOVE_RECURSE ${a})
 file(MAKE_DIRECTORY ${a})
-file(WRITE ${a}/summary.json "{}\n")
 set(fault "Memory access fault by GPU node-3 (Agent handle: 0x1) on address 0x7f00. Reason: Page not present or supervisor privilege.")
 write_run(${a} repro_hip_vmem_pinned.atomics.0-1.json hip repro_hip_vmem_pinned atomics CRASH
           "rank 1 (pid 7) killed by SIGABRT (Aborted); last stderr: ${fault}"
@@ -113,7 +130,6 @@ endif()
 set(b ${WORK}/amd-skipped)
 file(REMOVE_RECURSE ${b})
 file(MAKE_DIRECTORY ${b})
-file(WRITE ${b}/summary.json "{}\n")
 write_run(${b} repro_hip_vmem_pinned.read.json hip repro_hip_vmem_pinned read SKIP
           "rank 0: hipGetDeviceCount returned hipErrorNoDevice" "" "")
 write_run(${b} repro_host_shm.read.json host repro_host_shm read PASS "read exactly" "" "")
@@ -141,7 +157,6 @@ cmake_host_system_information(RESULT host QUERY HOSTNAME)
 set(c ${WORK}/cuda-unexpected-pass)
 file(REMOVE_RECURSE ${c})
 file(MAKE_DIRECTORY ${c})
-file(WRITE ${c}/summary.json "{}\n")
 write_run(${c} repro_cuda_vmm.set-access-hole.0-1.json cuda repro_cuda_vmm set-access-hole PASS
           "both blocks beside the hole read back exactly in /home/alice/vmr on ${host}" "\"device\":\"0\"" "")
 bug_report(${c} report)
@@ -172,7 +187,6 @@ message("bug-report: an unexpected PASS is listed with its command; a CUDA run i
 set(d ${WORK}/amd-multi-case)
 file(REMOVE_RECURSE ${d})
 file(MAKE_DIRECTORY ${d})
-file(WRITE ${d}/summary.json "{}\n")
 string(ASCII 255 not_utf8)
 file(WRITE ${d}/repro_hsa_fine_grained.0-1.json
   "{\"schema\":\"vmem-repro-run/1\",\"binary\":\"repro_hsa_fine_grained\",\"backend\":\"hsa\",\"verdict\":\"PASS\","
@@ -220,7 +234,6 @@ message("bug-report: an unwritable report and missing results are exit 99, named
 set(h ${WORK}/host-forced)
 file(REMOVE_RECURSE ${h})
 file(MAKE_DIRECTORY ${h})
-file(WRITE ${h}/summary.json "{}\n")
 execute_process(COMMAND ${CMAKE_COMMAND} -E env VMR_FORCE_FAIL=repro_host_shm.atomics ${BUILD}/bin/repro_host_shm
                         --case atomics --json ${h}/repro_host_shm.json RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
 if(NOT rc EQUAL 1)
@@ -229,6 +242,7 @@ endif()
 write_run(${h} repro_hip_vmem_uncached.atomics.0-1.json hip repro_hip_vmem_uncached atomics FAIL
           "rank 1: system-scope atomics: counter 3 holds 17" "\"device\":\"0\",\"rocm_release\":\"7.0.2\"" "")
 write_run(${h} repro_hip_vmem_pinned.read.0-1.json hip repro_hip_vmem_pinned read FAIL "rank 1: words differ" "" "")
+triage_summary(${h})
 execute_process(COMMAND ${CMAKE_COMMAND} -E env BUILD_DIR=${BUILD} ${SCRIPT} --run-minimal --attach ${h}/attach ${h}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0 OR NOT out MATCHES "attached in ${h}/attach: ")
@@ -334,7 +348,6 @@ endfunction()
 set(m ${WORK}/several-pairs)
 file(REMOVE_RECURSE ${m})
 file(MAKE_DIRECTORY ${m})
-file(WRITE ${m}/summary.json "{}\n")
 write_pair_run(${m} repro_hip_vmem_pinned atomics 0-1 CRASH "rank 1 (pid 9) killed by SIGABRT; last stderr: ${fault}")
 write_pair_run(${m} repro_hip_vmem_pinned atomics 0-2 PASS "64 counters exact")
 write_pair_run(${m} repro_hip_vmem_pinned atomics 1-2 FAIL "rank 1: system-scope atomics: counter 3 holds 17")

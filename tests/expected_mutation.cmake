@@ -105,7 +105,7 @@ foreach(mode "--binary;${BIN}" "--bisect;expected;--case;repro_host_shm.read")
 endforeach()
 
 # An output that cannot be written is an error naming it (exit 99), never "written".
-foreach(flag --summary-json --markdown --failures-md --gpus-md --junit)
+foreach(flag --summary-json --markdown --junit)
   execute_process(COMMAND ${CHECK} --table ${TABLE} --results ${RESULTS} --binary ${BIN}
                           ${flag} ${WORK}/no-such-folder/out.txt
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)

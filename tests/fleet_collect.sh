@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# scripts/fleet collect and fleet_report over node folders of fabricated run records (no Slurm, no GPU, no triage
-# run): what the report decides on inputs a fleet really produces or a hostile one could.
+# scripts/fleet collect and fleet_report over node folders of fabricated run records, each folder's summary.json made
+# from them by check_expected as a triage makes it (no Slurm, no GPU, no triage run): what the report decides on
+# inputs a fleet really produces or a hostile one could. The report reads each node's summary.json alone.
 #   1. agreement, with a SKIPped GPU case and a record re-saved by Python's json.dump (\u escapes, indentation);
 #   2. a tie for the majority; one case every node fails; a node's worst pair in its cell;
 #   3. nodes of the job's list without a folder, a folder still INCOMPLETE, a node list that cannot be read;
@@ -10,7 +11,7 @@
 #      JUnit, console; bug-report.md through the same reader);
 #   7. reports that cannot be written; --help;
 #   8. each node's own summary.json: a planned run without a record, a table problem, one that cannot be read; no
-#      node at all.
+#      node at all; a folder without a summary.json (the input's problem, exit 99).
 #   usage: fleet_collect.sh REPO BUILD_DIR WORK_DIR
 set -uo pipefail
 repo=$1 build=$2 work=$3
@@ -27,22 +28,30 @@ record() {
   [ "$binary" = repro_host_shm ] || backend=cuda
   [ "$node" = - ] || name="\"node\":\"$node\",\"host\":\"$node\","
   mkdir -p "$dir"
-  [ -e "$dir/summary.json" ] || summary "$dir" 0 ""
   printf '%s\n' "{\"schema\":\"vmem-repro-run/1\",\"binary\":\"$binary\",\"backend\":\"$backend\",\"verdict\":\"$verdict\",\
 \"environment\":{$name\"kernel\":\"Linux 6.1\",\"variables\":{\"HSA_XNACK\":\"(unset)\"${vars:+,$vars}}},\
 \"options\":{\"ranks\":2,\"devices\":$devices,\"device_source\":\"$source\"},\"cases\":[{\"case\":\"$case\",\
 \"verdict\":\"$verdict\",\"detail\":\"$detail\",\"metrics\":{},\"ranks\":[{\"info\":{},\"stderr_tail\":[\"$detail\"]}]}]}" \
     >"$dir/$file"
 }
-# summary FOLDER PROBLEMS ROWS: the node's summary.json as check_expected writes it (ROWS: raw JSON row objects).
-summary() {
-  printf '{"schema":"vmem-repro-summary/2","ok":0,"changed":0,"not_run":0,"table_problems":%s,"problem_lines":[%s],"node":{},"rows":[%s]}\n' \
-    "$2" "$([ "$2" = 0 ] || echo '"TABLE: case repro_host_shm.new has no row in expected/verdicts.md"')" "$3" >"$1/summary.json"
+# summarise FOLDER [CHECK_EXPECTED ARGS]: the node's summary.json, made from its records by the triage's comparison
+# (check_expected against expected/verdicts.md), exit 0 or 1 as a triage's comparison.
+summarise() {
+  local dir=$1 rc
+  shift
+  "$build/bin/check_expected" --table "$repo/expected/verdicts.md" --results "$dir" --summary-json "$dir/summary.json" \
+    "$@" >"$work/check.out" 2>&1
+  rc=$?
+  [ $rc -le 1 ] || fail "check_expected over $dir: exit $rc: $(cat "$work/check.out")"
 }
 healthy() { record "$1" "$2" repro_host_shm read PASS && record "$1" "$2" repro_host_shm atomics PASS; }
 collect() {  # collect NAME ARGS...: scripts/fleet collect --out WORK/NAME ARGS; rc and WORK/NAME.out
-  local name=$1
+  local name=$1 arg
   shift
+  # Each node folder's summary, as its triage leaves it (one that finished: no INCOMPLETE; one made already stays).
+  for arg in "$@"; do
+    [ ! -d "$arg" ] || [ -e "$arg/summary.json" ] || [ -e "$arg/INCOMPLETE" ] || summarise "$arg"
+  done
   "$repo/scripts/fleet" collect --out "$work/$name" "$@" >"$work/$name.out" 2>&1
   rc=$?
   cat "$work/$name.out"
@@ -75,8 +84,12 @@ cat >"$work/agree/n3/repro_host_shm.read.json" <<'EOF'
   ]
 }
 EOF
+# (a variable one run of n1 had and another did not share: no fact of n1's, so it sets nothing apart)
+record "$work/agree/n1" n1 repro_host_shm read PASS "" "" '"HSA_RUN":"1"'
+record "$work/agree/n1" n1 repro_host_shm atomics PASS "" "" '"HSA_RUN":"2"'
 collect agree "$work/agree"/*
 [ $rc = 0 ] || fail "3 agreeing nodes: exit $rc"
+lacks "$work/agree/fleet.md" "HSA_RUN"
 has "$work/agree.out" "fleet: 3 node(s), 0 did not answer, 0 difference(s), 0 problem(s)"
 has "$work/agree/fleet.md" $'| n\xc3\xa9 | - | PASS 1/1 | PASS 1/1 |'
 has "$work/agree/fleet.md" "| n1 | SKIP 1/1 | PASS 1/1 | PASS 1/1 |"
@@ -121,14 +134,15 @@ has "$work/listed-out.out" "  node n3 did not answer: no results folder (the nod
 has "$work/listed-out.out" "  node n4 did not answer: its triage did not finish (INCOMPLETE)"
 has "$work/listed-out/fleet.md" "| n3 | did not answer | did not answer |"
 has "$work/listed-out/fleet.md" "| n4 | did not answer | did not answer |"
-"$build/bin/fleet_report" --table "$repo/expected/verdicts.md" --out "$work/listed-out" --nodes "$work/no-such-list" \
+"$build/bin/fleet_report" --out "$work/listed-out" --nodes "$work/no-such-list" \
   "$work/listed/n1" >"$work/nolist.out" 2>&1
 rc=$?
 [ $rc = 99 ] || fail "an unreadable --nodes file: exit $rc, want 99"
 has "$work/nolist.out" "fleet_report: cannot read the node list $work/no-such-list"
 
 # 4. One record of n1 cut short (a disk that filled, a copy interrupted): a problem of n1, exit 1. A stray record
-#    of n2 in n1's folder: n1 stays n1 (it does not become n2), the stray record is a problem and counts nowhere.
+#    of n2 in n1's folder: n1 stays n1 (it does not become n2), the stray record is a problem and counts nowhere (its
+#    triage's comparison set it aside as an unreadable record).
 healthy "$work/cut/n1" n1
 healthy "$work/cut/n2" n2
 head -c 150 "$work/cut/n2/repro_host_shm.atomics.json" >"$work/cut/n1/repro_host_shm.atomics.json"
@@ -192,7 +206,8 @@ assert "nl\\x0aname" in suites and "x|y" in suites and "bad\ufffd" in suites, so
 assert int(suites["nl\\x0aname"].get("failures")) == 1
 PY
 fi
-# bug-report.md reads the same records through the same reader: the raw bytes arrive as U+FFFD there too.
+# bug-report.md reads the same records through the same reader (and what failed from the same summary.json): the
+# raw bytes arrive as U+FFFD there too.
 "$repo/scripts/bug-report" --no-redact "$work/odd/nl" >"$work/bug-report.out" 2>&1 || fail "bug-report: $(cat "$work/bug-report.out")"
 has "$work/odd/nl/bug-report.md" $'lost \xef\xbf\xbd\xef\xbf\xbd here'
 utf8 "$work/odd/nl/bug-report.md"
@@ -212,7 +227,7 @@ has "$work/xmlchars.xml" $'a\xef\xbf\xbdb\\x01c\xef\xbf\xbdd\xef\xbf\xbd\xef\xbf
 # 7. A report that cannot be written is an error naming it (exit 99), never "fleet report: ..." as if written: a
 #    --out that is a file, a full disk (/dev/full), a folder this user cannot write.
 : >"$work/a-file"
-"$build/bin/fleet_report" --table "$repo/expected/verdicts.md" --out "$work/a-file" "$work/agree/n1" >"$work/unwritable.out" 2>&1
+"$build/bin/fleet_report" --out "$work/a-file" "$work/agree/n1" >"$work/unwritable.out" 2>&1
 rc=$?
 [ $rc = 99 ] || fail "--out a file: exit $rc, want 99"
 has "$work/unwritable.out" "fleet_report: cannot write $work/a-file/fleet.json: "
@@ -235,29 +250,44 @@ has "$work/help.out" "Exit: 0 every node answered and agrees"
 [ "$(tail -n 1 "$work/help.out")" = "(an injected fact; VMR_FORCE_FAIL=binary.case makes a case fail there)." ] ||
   fail "fleet --help does not end with its header: $(tail -n 3 "$work/help.out")"
 # 8. Each node's own summary.json counts: n2's triage planned a run on 1->0 that left no record (its summary's
-#    CHANGED row "-"): n2 differs, though its records match n1's. n3's triage found a table problem: a problem of
+#    missing_record row): n2 differs, though its records match n1's. n3's triage found a table problem: a problem of
 #    n3. A summary that cannot be read is a problem too. No node at all is an error, never "every node agrees".
 for n in n1 n2 n3 n4; do healthy "$work/own/$n" $n; done
-summary "$work/own/n2" 0 '{"name":"repro_host_shm.atomics","binary":"repro_host_shm","case":"atomics","gpus":[1,0],"observed":null,"standing":"missing_record","why_not_run":"","allowed":["PASS"],"reasons":[],"expected":"PASS","result":"CHANGED: the planned run on GPUs 1-0 left no record in r","detail":"","evidence":"e","issues":[],"metrics":[]}'
-summary "$work/own/n3" 1 ""
-echo '{"schema":"vmem-repro-summary/2"' >"$work/own/n4/summary.json"
+printf 'repro_host_shm.read\nrepro_host_shm.atomics 1-0\n' >"$work/own-plan.txt"
+summarise "$work/own/n2" --plan "$work/own-plan.txt"
+: >"$work/own-not-a-binary"
+summarise "$work/own/n3" --binary "$work/own-not-a-binary"
+summarise "$work/own/n4"
+head -c 100 "$work/own/n4/summary.json" >"$work/own-cut.json" && mv "$work/own-cut.json" "$work/own/n4/summary.json"
 collect own --junit "$work/own.xml" "$work/own"/*
 [ $rc = 1 ] || fail "a node's planned run without a record: exit $rc, want 1"
 has "$work/own.out" "fleet: 4 node(s), 0 did not answer, 1 difference(s), 2 problem(s)"
 has "$work/own.out" "  repro_host_shm.atomics: PASS on n2 (majority PASS)"
 has "$work/own/fleet.md" "| n2 | PASS 1/1 + 1 planned run(s) without a record (1 CHANGED) | PASS 1/1 |"
-has "$work/own.out" "  node n3: its triage found 1 table problem(s), the first: TABLE: case repro_host_shm.new has no row"
+has "$work/own.out" "  node n3: its triage found 1 table problem(s), the first: TABLE: $work/own-not-a-binary is not an executable binary"
 has "$work/own.out" "  node n4: its triage's summary: $work/own/n4/summary.json is not JSON"
 has "$work/own.xml" 'name="atomics[1-&gt;0]"'
+# A folder without a summary.json (no finished triage's: a triage that stops leaves INCOMPLETE) is the input's
+# problem, named once (exit 99), never a node verdict: its records are not read, its FAIL in no cell.
+healthy "$work/nosummary/n1" n1
+record "$work/nosummary/n2" n2 repro_host_shm atomics FAIL
+summarise "$work/nosummary/n1"
+"$build/bin/fleet_report" --out "$work/nosummary" "$work/nosummary/n1" "$work/nosummary/n2" >"$work/nosummary.out" 2>&1
+rc=$?
+[ $rc = 99 ] || fail "a folder without summary.json: exit $rc, want 99"
+[ "$(grep -c "summary.json" "$work/nosummary.out")" = 1 ] || fail "the folder is not named once: $(cat "$work/nosummary.out")"
+has "$work/nosummary.out" "  input problem (not node n2's): $work/nosummary/n2 has no summary.json: not a finished triage's folder"
+has "$work/nosummary.out" "fleet: 2 node(s), 0 did not answer, 0 difference(s), 0 problem(s), 1 file(s) refused"
+lacks "$work/nosummary/fleet.md" "FAIL"
 mkdir -p "$work/none"  # (a report could be written there: only the lack of nodes may fail it)
-"$build/bin/fleet_report" --table "$repo/expected/verdicts.md" --out "$work/none" >"$work/none.out" 2>&1
+"$build/bin/fleet_report" --out "$work/none" >"$work/none.out" 2>&1
 rc=$?
 [ $rc = 99 ] || fail "no node folder at all: exit $rc, want 99"
 [ "$(cat "$work/none.out")" = "fleet_report: no node to report on (no NODE_DIR given)" ] ||
   fail "no node folder at all: $(cat "$work/none.out")"
 [ ! -e "$work/none/fleet.md" ] || fail "no node folder at all: a report was written"
 : >"$work/none-list"
-"$build/bin/fleet_report" --table "$repo/expected/verdicts.md" --out "$work/none" --nodes "$work/none-list" >"$work/none.out" 2>&1
+"$build/bin/fleet_report" --out "$work/none" --nodes "$work/none-list" >"$work/none.out" 2>&1
 rc=$?
 [ $rc = 99 ] && grep -qx "fleet_report: no node to report on (no NODE_DIR given, and the node list names none)" "$work/none.out" ||
   fail "an empty node list: exit $rc: $(cat "$work/none.out")"

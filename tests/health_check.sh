@@ -226,7 +226,7 @@ run suite-missing BUILD_DIR="$work/partial" PATH="$work/bin:$PATH" FAKE_STATE=ID
 grep -v '^repro_gone	' "$work/partial/bin/manifest.txt" | sed 's/^\(repro_host_shm	host	\)ok	/\1yes	/' >"$work/partial/manifest.old"
 mv "$work/partial/manifest.old" "$work/partial/bin/manifest.txt"
 run suite-old-manifest BUILD_DIR="$work/partial" PATH="$work/bin:$PATH" FAKE_STATE=IDLE "${bad[@]}" -- --drain --node n7
-[ $rc = 99 ] && [ "$line" = "vmem-repro: the health check could not run (repro_host_shm missing from the build, the node was not judged)" ] ||
+[ $rc = 99 ] && [ "$line" = "vmem-repro: the health check could not run (an older build's manifest: build again, the node was not judged)" ] ||
   fail "a manifest whose toolchain says yes: exit $rc: $line"
 [ ! -s "$work/scontrol.log" ] || fail "an older build's manifest drained the node: $(cat "$work/scontrol.log")"
 echo "suite problems: exit 99, not judged, not drained"

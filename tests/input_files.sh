@@ -3,12 +3,14 @@
 # FIFO, a device, a symlink out of the folder being read and a file over the size cap are refused in one line
 # naming the file and why, quickly, and a refused file in a results or node folder is an input problem, never a
 # verdict on the node. The same node folder named twice is refused by the fleet report.
-#   1. check_expected --record, --table, --cases, --summary, --health-line --summary, --plan, fleet_report --nodes
+#   1. check_expected --record, --table, --cases, --summary, --health-line --summary, --plan, fleet_report --nodes,
+#      triage_plan's rounds.txt
 #      on a FIFO;
 #   2. --record through a symlink to /dev/zero, and over the cap;
 #   3. a results folder holding a FIFO, a symlink out of it, a symlink inside it: INPUT problems, no row, and the
 #      health line says the node was not judged;
-#   4. fleet_report over node folders holding a FIFO zz.json and a symlink to /dev/zero;
+#   4. fleet_report over node folders holding a FIFO zz.json and a symlink to /dev/zero (which their triage's
+#      comparison refused: its summary says so);
 #   5. fleet_report given one folder twice: d/./n3, d/n3/, a symlink to d/n3.
 # Each command runs under `timeout` and a memory limit: a reader that blocks or reads without end fails this test
 # rather than hanging it or the machine.
@@ -40,7 +42,11 @@ record() {
 \"verdict\":\"$4\",\"environment\":{\"node\":\"$2\",\"host\":\"$2\",\"kernel\":\"Linux 6.1\"},\"cases\":[{\"case\":\"$3\",\
 \"verdict\":\"$4\",\"detail\":\"d\",\"metrics\":{},\"ranks\":[{\"info\":{},\"stderr_tail\":[]}]}]}" >"$1"
 }
-summary() { printf '{"schema":"vmem-repro-summary/2","ok":0,"changed":0,"not_run":0,"table_problems":0,"problem_lines":[],"node":{},"rows":[]}\n' >"$1"; }
+# summary FOLDER: its summary.json as its triage writes it (check_expected's comparison of its records).
+summary() {
+  "$check" --table "$table" --results "$1" --summary-json "$1/summary.json" >"$work/check.out" 2>&1
+  [ $? -le 1 ] || fail "check_expected over $1: $(cat "$work/check.out")"
+}
 
 # 1. A FIFO where a file is named: refused at once, one line naming it, each mode's exit code for an input it
 #    cannot read.
@@ -62,9 +68,12 @@ want health 99 "$fifo_says"
 mkdir -p "$work/empty"
 run plan "$check" --table "$table" --results "$work/empty" --plan "$work/fifo.json"
 want plan 99 "cannot read --plan $work/fifo.json: it is a FIFO, not a regular file"
-run nodes "$build/bin/fleet_report" --table "$table" --out "$work/empty" --nodes "$work/fifo.json" "$work/empty"
+run nodes "$build/bin/fleet_report" --out "$work/empty" --nodes "$work/fifo.json" "$work/empty"
 want nodes 99 "fleet_report: cannot read the node list $work/fifo.json: it is a FIFO, not a regular file"
 one_line nodes
+run rounds "$build/bin/triage_plan" --cases-run-on "$work/fifo.json"
+want rounds 99 "triage_plan: $fifo_says"
+one_line rounds
 
 # 2. A record that is a symlink to /dev/zero (endless), and one over the 64 MiB cap (sparse: no disk used).
 ln -s /dev/zero "$work/zero.json"
@@ -101,12 +110,13 @@ want health-input 99 "vmem-repro: the node was not judged, a suite problem (+1 m
 for n in n1 n2; do
   mkdir -p "$work/nodes/$n"
   record "$work/nodes/$n/repro_host_shm.read.json" "$n" read PASS
-  summary "$work/nodes/$n/summary.json"
 done
 mkfifo "$work/nodes/n1/zz.json"
 ln -s /dev/zero "$work/nodes/n1/zero.json"
+# (its triage's comparison refused them: its summary's INPUT: lines, which the report reads)
+for n in n1 n2; do summary "$work/nodes/$n"; done
 mkdir -p "$work/fleet"
-run fleet "$build/bin/fleet_report" --table "$table" --out "$work/fleet" --junit "$work/fleet.xml" "$work/nodes/n1" \
+run fleet "$build/bin/fleet_report" --out "$work/fleet" --junit "$work/fleet.xml" "$work/nodes/n1" \
   "$work/nodes/n2"
 want fleet 99 "fleet: 2 node(s), 0 did not answer, 0 difference(s), 0 problem(s), 2 file(s) refused"
 want fleet 99 "  input problem (not node n1's): cannot read $work/nodes/n1/zz.json: it is a FIFO, not a regular file"
@@ -121,11 +131,11 @@ grep -qF "<error message=\"cannot read $work/nodes/n1/zz.json" "$work/fleet.xml"
 mkdir -p "$work/twice/n2" "$work/twice/n3"
 record "$work/twice/n2/repro_host_shm.read.json" n2 read PASS
 record "$work/twice/n3/repro_host_shm.read.json" n3 read FAIL
-summary "$work/twice/n2/summary.json"
-summary "$work/twice/n3/summary.json"
+summary "$work/twice/n2"
+summary "$work/twice/n3"
 ln -s n3 "$work/twice/n3-link"
 for again in "$work/twice/./n3" "$work/twice/n3/" "$work/twice/n3-link"; do
-  run twice "$build/bin/fleet_report" --table "$table" --out "$work/fleet" "$work/twice/n2" "$work/twice/n3" "$again"
+  run twice "$build/bin/fleet_report" --out "$work/fleet" "$work/twice/n2" "$work/twice/n3" "$again"
   want twice 2 "fleet_report: the folder $again is given twice (it is $work/twice/n3 again)"
   one_line twice
 done

@@ -62,6 +62,13 @@ def run(cmd, env=None, ok=(0,)):
     return p
 
 
+def summarise(results):
+    """The folder's summary.json as its triage writes it (check_expected's one comparison of its records), which
+    bug-report and the fleet read."""
+    run([os.path.join(build, "bin/check_expected"), "--table", os.path.join(repo, "expected/verdicts.md"), "--results",
+         results, "--summary-json", os.path.join(results, "summary.json")], ok=(0, 1))
+
+
 def bug_report(mode):
     """bug-report.md of a crash with a minimal reproducer and of a case of a binary unknown to the suite. Hostile: its
     results folder's name, details, names, every GPU and ROCm fact, a rank's stderr lines, the kernel line, rocminfo's
@@ -71,7 +78,6 @@ def bug_report(mode):
     results = os.path.join(work, mode, "bug", value(mode, "folder", "/"))
     shutil.rmtree(os.path.dirname(results), ignore_errors=True)
     os.makedirs(results)
-    open(os.path.join(results, "summary.json"), "w").write("{}\n")
     info = {k: v(k) for k in ("device", "device_name", "gfx_arch", "pci_bus_id", "uuid", "xnack_enabled",
                               "kfd_hive_id", "rocm_release", "hip_version", "rocm_install", "hip_headers")}
     stderr = [v("stderr"), "```", "~~~", "````", "    indented"] if mode == "hostile" else ["stderr"] * 5
@@ -96,6 +102,7 @@ def bug_report(mode):
     # (collect-env lists a variable by its first line: the hostile value is one line.)
     env = dict(os.environ, BUILD_DIR=build, PATH=shims + ":" + os.environ["PATH"],
                HSA_HOSTILE=value(mode, "variable", "\n"))
+    summarise(results)
     run([os.path.join(repo, "scripts/bug-report"), results], env=env)
     fields = list(info) + ["stderr", "detail", "binary", "case", "detail2", "stderr2", "kernel", "rocminfo",
                            ("variable", "\n")]
@@ -118,16 +125,15 @@ def fleet(mode):
                    record("repro_host_shm", "read", "PASS", "read exactly", env=env, backend="host"))
         write_json(os.path.join(d, "odd.json"),
                    record(v("fbinary"), v("fcase"), "FAIL" if i == 1 else "PASS", "x", env=env, backend="host"))
-        write_json(os.path.join(d, "summary.json"),
-                   {"schema": "vmem-repro-summary/2", "ok": 0, "changed": 0, "not_run": 0, "table_problems": 0,
-                    "problem_lines": [], "node": {}, "rows": []})
     with open(os.path.join(top, "n3", value(mode, "record", "/") + ".json"), "w") as f:
         f.write('{"schema":"vmem-repro-run/1","cases":[')
+    for i in (1, 2, 3):
+        summarise(os.path.join(top, f"n{i}"))
     out = os.path.join(top, "out")
     os.makedirs(out)
     with open(os.path.join(out, "nodes.txt"), "w") as f:
         f.write(value(mode, "silent", "\n") + "\n")  # (a line each: that one's name has no newline)
-    run([os.path.join(build, "bin/fleet_report"), "--table", os.path.join(repo, "expected/verdicts.md"), "--out", out,
+    run([os.path.join(build, "bin/fleet_report"), "--out", out,
          "--nodes", os.path.join(out, "nodes.txt")] + [os.path.join(top, f"n{i}") for i in (1, 2, 3)], ok=(1,))
     fields = ["node1", "node2", "node3", "fbinary", "fcase", "factkey", "factvalue", "other2", "other3",
               ("record", "/"), ("silent", "\n")]

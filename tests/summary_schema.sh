@@ -5,8 +5,9 @@
 #      (GPU indices, the verdict or null, the allowed verdicts and reasons, issues, metrics with units, node facts);
 #   2. the validator refuses what is not one (the /1 shape, an unknown standing, one GPU, a verdict on a missing
 #      record), so a pass above means something;
-#   3. every reader refuses a summary of another version in one line naming it: --counts, --report-md,
-#      --health-line and the fleet report.
+#   3. every reader refuses a summary of another version (an older one, an unknown one) in one line naming it, exit
+#      99: --counts, --report-md, --health-line, --from-summary (JUnit, Prometheus, bug-report's files), bug-report
+#      and the fleet report.
 # Usage: summary_schema.sh SOURCE_DIR BUILD_DIR
 set -u
 src=$1
@@ -94,29 +95,51 @@ edit ok-without-verdict 's["rows"][0].update(observed=None, standing="ok")'
 edit metric-text 's["rows"][0]["metrics"]=[{"name":"m","value":"333.5 GB/s","unit":""}]'
 edit negative-count 's["changed"]=-1'
 
-# 3. Every reader refuses another version in one line naming it.
-"$py" -c "import json,sys; s=json.load(open(sys.argv[1])); s['schema']='vmem-repro-summary/1'; \
-json.dump(s, open(sys.argv[2], 'w'))" "$work/summary.json" "$work/old.json"
-want="$work/old.json is vmem-repro-summary/1, not vmem-repro-summary/2"
-one_line_refusal() {  # one_line_refusal NAME WANT_RC COMMAND...: exit WANT_RC and one stderr/stdout line naming it
-  local name=$1 want_rc=$2 rc
+# 3. Every reader refuses a summary of another version (an older one's, an unknown later one's) in one line naming
+#    it, with the suite's input exit (99), never a verdict on the node and never a file written from it: --counts,
+#    --report-md, --health-line, --from-summary (JUnit, Prometheus, bug-report's files), scripts/bug-report and the
+#    fleet report (whose console names it once among its counts).
+refusal() {  # refusal NAME LINES COMMAND...: exit 99 and the version named; LINES: the lines said in all (- any)
+  local name=$1 lines=$2 rc
   shift 2
   "$@" >"$work/$name.out" 2>"$work/$name.err"
   rc=$?
-  [ $rc = "$want_rc" ] || fail "$name: exit $rc, want $want_rc"
-  grep -qF "$want" "$work/$name.out" "$work/$name.err" || fail "$name does not name the version: $(cat "$work/$name".*)"
+  [ $rc = 99 ] || fail "$name: exit $rc, want 99: $(cat "$work/$name".*)"
+  [ "$(cat "$work/$name.out" "$work/$name.err" | grep -cF "$want")" = 1 ] ||
+    fail "$name does not name the version once: $(cat "$work/$name".*)"
+  [ "$lines" = - ] || [ "$(cat "$work/$name.out" "$work/$name.err" | wc -l)" = "$lines" ] ||
+    fail "$name: not $lines line(s): $(cat "$work/$name".*)"
 }
-one_line_refusal counts 99 "$check" --counts "$work/old.json"
-[ "$(wc -l <"$work/counts.err")" = 1 ] || fail "--counts: not one line: $(cat "$work/counts.err")"
-one_line_refusal report-md 99 "$check" --report-md "$work/r.md" --summary "$work/old.json" --launches 1 --took 1 \
-  --modelled 1 --concurrency serial
-[ "$(wc -l <"$work/report-md.err")" = 1 ] && [ ! -e "$work/r.md" ] || fail "--report-md: $(cat "$work/report-md.err")"
-one_line_refusal health-line 99 "$check" --health-line --summary "$work/old.json" --exit 0
-[ "$(wc -l <"$work/health-line.out")" = 1 ] || fail "--health-line: not one line: $(cat "$work/health-line.out")"
-mkdir -p "$work/fleet/n1" "$work/fleet/out"
-cp "$work/old.json" "$work/fleet/n1/summary.json"
-cp "$work/results/repro_x.read.0-1.json" "$work/fleet/n1/"
-want="$work/fleet/n1/summary.json is vmem-repro-summary/1, not vmem-repro-summary/2"
-one_line_refusal fleet 1 "$build/bin/fleet_report" --table "$work/table.md" --out "$work/fleet/out" "$work/fleet/n1"
+for version in vmem-repro-summary/1 vmem-repro-summary/9; do
+  v=${version##*/}
+  "$py" -c "import json,sys; s=json.load(open(sys.argv[1])); s['schema']=sys.argv[3]; \
+json.dump(s, open(sys.argv[2], 'w'))" "$work/summary.json" "$work/old$v.json" "$version"
+  want="$work/old$v.json is $version, not vmem-repro-summary/2"
+  refusal counts$v 1 "$check" --counts "$work/old$v.json"
+  refusal report-md$v 1 "$check" --report-md "$work/r.md" --summary "$work/old$v.json" --launches 1 --took 1 \
+    --modelled 1 --concurrency serial
+  refusal health-line$v 1 "$check" --health-line --summary "$work/old$v.json" --exit 0
+  refusal junit$v 1 "$check" --from-summary "$work/old$v.json" --junit "$work/x.xml"
+  refusal prom$v 1 "$check" --from-summary "$work/old$v.json" --prom "$work/x.prom" --prom-took 2 --prom-exit 1
+  refusal files$v 1 "$check" --from-summary "$work/old$v.json" --results "$work/results" --failures-md "$work/f.md" \
+    --markdown "$work/v.md"
+  for f in r.md x.xml x.prom f.md v.md; do [ ! -e "$work/$f" ] || fail "a file ($f) written from a summary of $version"; done
+  # bug-report: a triage folder (its records readable) whose summary is of another version: no report.
+  rm -rf "$work/bug$v" && mkdir -p "$work/bug$v" && cp "$work/results/repro_x.fault.0-1.json" "$work/bug$v/"
+  cp "$work/old$v.json" "$work/bug$v/summary.json"
+  want="$work/bug$v/summary.json is $version, not vmem-repro-summary/2"
+  refusal bug-report$v 1 env BUILD_DIR="$build" "$src/scripts/bug-report" "$work/bug$v"
+  [ ! -e "$work/bug$v/bug-report.md" ] || fail "bug-report wrote a report from a summary of $version"
+  # The fleet: the node's summary is the input's problem (named once, exit 99), never a node verdict: its FAIL
+  # record is in no cell, and no node differs, fails to answer or has a problem.
+  rm -rf "$work/fleet$v" && mkdir -p "$work/fleet$v/n1" "$work/fleet$v/out"
+  cp "$work/old$v.json" "$work/fleet$v/n1/summary.json"
+  cp "$work/results/repro_x.read.1-0.json" "$work/fleet$v/n1/"
+  want="$work/fleet$v/n1/summary.json is $version, not vmem-repro-summary/2"
+  refusal fleet$v - "$build/bin/fleet_report" --out "$work/fleet$v/out" "$work/fleet$v/n1"
+  grep -qx "fleet: 1 node(s), 0 did not answer, 0 difference(s), 0 problem(s), 1 file(s) refused" "$work/fleet$v.out" &&
+    ! grep -q FAIL "$work/fleet$v/out/fleet.md" || fail "fleet: a node verdict from $version: $(cat "$work/fleet$v.out")"
+done
 echo "summary_schema: check_expected's summary follows $schema (every standing); the validator refuses 9 broken" \
-  "ones; --counts, --report-md, --health-line and fleet_report refuse another version in one line"
+  "ones; --counts, --report-md, --health-line, --from-summary, bug-report and fleet_report refuse an older and an" \
+  "unknown version in one line with exit 99"

@@ -13,6 +13,7 @@
 #include "harness/deadline.h"
 #include "report.h"
 #include "run_records.h"
+#include "verdict_check.h"
 
 using namespace vmr;
 using namespace vmr_tools;
@@ -166,14 +167,38 @@ TEST(Report, FailingRunsAreTheOnesABugReportNames) {
   crash.pair = "0-1";
   vmr_tools::Run wrong = run_of("repro_x", "read", Verdict::Fail, "words\tdiffer");
   wrong.pair = "2-0-1";  // a mesh run: --devices takes it as 2,0,1
-  vmr_tools::Run cut = wrong;
-  cut.error = "unreadable run record";
-  EXPECT_EQ(failing_runs_tsv({}, table()), "");
-  EXPECT_EQ(failing_runs_tsv({ok, skipped, crash, wrong, cut}, table()),
+  Row cut;               // a record that could not be read, and a planned run that left none: no verdict to report
+  cut.name = "repro_x.read.2-0-1.json";
+  cut.standing = Standing::Unreadable;
+  Row lost = row_of_run(table(), wrong);
+  lost.observed.reset();
+  lost.standing = Standing::MissingRecord;
+  const auto rows = [](const std::vector<vmr_tools::Run>& runs) {
+    std::vector<Row> out;
+    for (const auto& run : runs) out.push_back(row_of_run(table(), run));
+    return out;
+  };
+  EXPECT_EQ(failing_runs_tsv(Summary{}), "");
+  std::vector<Row> all = rows({ok, skipped, crash, wrong});
+  all.push_back(cut);
+  all.push_back(lost);
+  EXPECT_EQ(failing_runs_tsv(summary_of(all)),
             "repro_x\tatomics\t0,1\tCRASH\tCRASH/FAIL ~Memory access fault\tMemory access fault by GPU node-2\n"
             "repro_x\tread\t2,0,1\tFAIL\tPASS\twords\\x09differ\n");
   vmr_tools::Run stray = run_of("repro_y", "read", Verdict::Pass, "");  // no row: a PASS that differs
-  EXPECT_EQ(failing_runs_tsv({stray}, table()), "repro_y\tread\t-\tPASS\t-\t\n");
+  EXPECT_EQ(failing_runs_tsv(summary_of(rows({stray}))), "repro_y\tread\t-\tPASS\t-\t\n");
+  // failures_md: each such row with its rerun command, and its record's stderr tails (which the summary lacks);
+  // another pair's record of the case lends it none.
+  crash.stderr_tails = {{}, {"Memory access fault by GPU node-2 on address 0x7f00. Reason: Page not present"}};
+  vmr_tools::Run other_pair = crash;
+  other_pair.pair = "1-0";
+  other_pair.stderr_tails = {{"rank 0 of another pair"}};
+  const std::string md = failures_md(summary_of(rows({ok, crash})), {ok, other_pair, crash});
+  EXPECT_NE(md.find("atomics on GPU pair 0-1: CRASH (expected CRASH/FAIL "), std::string::npos) << md;
+  EXPECT_NE(md.find("repro_x --case atomics --devices 0,1"), std::string::npos) << md;
+  EXPECT_NE(md.find("rank 1, last stderr lines:\n\n```\nMemory access fault by GPU node-2"), std::string::npos) << md;
+  EXPECT_EQ(md.find("another pair"), std::string::npos) << md;
+  EXPECT_EQ(md.find("repro_x.read"), std::string::npos) << md;
 }
 
 TEST(CaseList, ReadsNamesAndOptInStrictly) {
@@ -414,9 +439,11 @@ TEST(Summary, RowsOfTheSuitesOwnVerdictPointToNoThread) {
   vmr_tools::Run harness = run_of("repro_x", "atomics", Verdict::Harness, "socketpair: Too many open files");
   vmr_tools::Run usage = run_of("repro_x", "atomics", Verdict::Usage, "bad --devices");
   vmr_tools::Run fail = run_of("repro_x", "atomics", Verdict::Fail, "words differ");
-  EXPECT_EQ(failures_md({harness, usage}, threaded).find("Known regression"), std::string::npos)
-      << failures_md({harness, usage}, threaded);
-  EXPECT_NE(failures_md({fail}, threaded).find("Known regression this points to: [iris#418]"), std::string::npos);
+  const Summary own = summary_of({row_of_run(threaded, harness), row_of_run(threaded, usage)});
+  EXPECT_EQ(failures_md(own, {}).find("Known regression"), std::string::npos) << failures_md(own, {});
+  EXPECT_NE(
+      failures_md(summary_of({row_of_run(threaded, fail)}), {}).find("Known regression this points to: [iris#418]"),
+      std::string::npos);
 }
 
 TEST(Expected, ThreadLabelsAreRepositoryHashNumber) {

@@ -44,14 +44,20 @@ report "$work/ok/report.md" "$work/ok/summary.json" || fail "report.md from summ
 
 # 1. A path under a regular file (ENOTDIR): each output of each mode, one line naming it.
 : >"$work/a-file"
-for flag in --summary-json --markdown --failures-md --gpus-md --backends-ran --rocm-md --junit; do
+for flag in --summary-json --markdown --junit; do
   expect_99 "compare$flag" "check_expected: cannot write $work/a-file/out: " ": Not a directory" \
     compare "$flag" "$work/a-file/out"
 done
+# (bug-report's files, from the summary and the records)
+for flag in --markdown --failing-tsv --failures-md --gpus-md --backends-ran --rocm-md --junit; do
+  expect_99 "from-summary$flag" "check_expected: cannot write $work/a-file/out: " ": Not a directory" \
+    "$check" --from-summary "$work/ok/summary.json" --results "$work/results" "$flag" "$work/a-file/out"
+done
 expect_99 report-md "check_expected: cannot write $work/a-file/report.md: " ": Not a directory" \
   report "$work/a-file/report.md" "$work/ok/summary.json"
+cp -r "$work/results" "$work/node" && cp "$work/ok/summary.json" "$work/node/"  # (a node folder: its summary)
 expect_99 fleet "fleet_report: cannot write $work/a-file/fleet.xml: " ": Not a directory" \
-  "$build/bin/fleet_report" --table "$table" --out "$work/ok" --junit "$work/a-file/fleet.xml" "$work/results"
+  "$build/bin/fleet_report" --out "$work/ok" --junit "$work/a-file/fleet.xml" "$work/node"
 grep -q "fleet report:" "$work/fleet.out" && fail "fleet_report claims its report written: $(cat "$work/fleet.out")"
 
 # 2. A full device: written in place (a device cannot be renamed over; /dev/full must stay what it is).

@@ -277,15 +277,16 @@ rc=$?; [ $rc = 1 ] || { cat "$work/alllost.out"; fail "every run lost: exit $rc,
 HIP_ENABLE_DEFERRED_LOADING=0 VMR_STANDIN_EAGER=1 VMR_FAKE_GPUS=1 RESULTS_DIR=$work/eager timeout 60 \
   env BUILD_DIR="$work/standin" "$repo/scripts/triage" >"$work/eager.out" 2>&1
 rc=$?; [ $rc = 0 ] || { tail -n 5 "$work/eager.out"; fail "HIP_ENABLE_DEFERRED_LOADING=0: exit $rc, want 0"; }
-# A binary whose --list crashes: the suite's problem in one line naming it (LIST:, the lister's words), exit 99 and no
-# report, never a verdict on the node; the comparison reads the triage's lists/repro_host_shm.failed, so the binary
+# A binary whose --list crashes: the suite's problem in one line naming it (LIST:, the lister's words), exit 99, the
+# last line naming the binary, and no report, never a verdict on the node; the comparison reads the triage's lists/repro_host_shm.failed, so the binary
 # is listed once.
 VMR_STANDIN_LIST=crash VMR_STANDIN_LISTED=$work/listcrash.listed VMR_FAKE_GPUS=1 RESULTS_DIR=$work/listcrash standin \
   >"$work/listcrash.out" 2>&1
 rc=$?
 [ $rc = 99 ] &&
   grep -qxE 'LIST: .*/repro_host_shm --list --json was killed by signal 6 \(its last line: repro_host_shm: pure virtual method called\)' "$work/listcrash.out" &&
-  tail -n 1 "$work/listcrash.out" | grep -q 'ERROR (exit 99)' && [ ! -e "$work/listcrash/report.md" ] &&
+  tail -n 1 "$work/listcrash.out" | grep -q 'ERROR (exit 99): repro_host_shm could not list its cases' &&
+  [ ! -e "$work/listcrash/report.md" ] &&
   [ "$(wc -l <"$work/listcrash.listed")" = 1 ] ||
   { tail -n 8 "$work/listcrash.out"; fail "a binary whose --list crashes: exit $rc (want 99 naming it), listed $(wc -l <"$work/listcrash.listed") time(s)"; }
 

@@ -35,8 +35,7 @@ binaries_overlap() {  # A B: 0 where some launch of A overlaps some launch of B
     END { for (i in s) for (j in s) if (n[i] == a && n[j] == b && s[i] < e[j] && s[j] < e[i]) exit 0; exit 1 }'
 }
 
-jobs=0
-: >"$work/log"; run_plan "${plan[@]}"
+: >"$work/log"; run_plan 0 "${plan[@]}"
 [ "$(wc -l <"$work/log")" = 12 ] || say_fail "every round whole: not 6 launches started and ended: $(cat "$work/log")"
 binaries_overlap bin_a bin_b || say_fail "every round whole: bin_a and bin_b (together) did not run side by side"
 for other in bin_a bin_b; do
@@ -50,7 +49,7 @@ intervals | awk '{ s[$1] = $3; e[$1] = $4 } END { exit !(s[6] >= e[5] || s[5] >=
   say_fail "every round whole: two launches of the alone bin_c overlapped"
 
 for jobs in 1 2; do
-  : >"$work/log"; run_plan "${plan[@]}"
+  : >"$work/log"; run_plan "$jobs" "${plan[@]}"
   [ "$(max_at_once)" -le "$jobs" ] || say_fail "--jobs $jobs: $(max_at_once) launches at once"
   for pair in "bin_a bin_b" "bin_a bin_c" "bin_b bin_c"; do
     ! binaries_overlap $pair || say_fail "--jobs $jobs: $pair overlapped (one binary after another)"

@@ -41,9 +41,7 @@ using namespace vmr_tools;
 const char kSynopsis[] =
     "usage: check_expected --table FILE --results DIR [--binary PATH]... [--lists DIR] [--manifest FILE]\n"
     "                      [--plan FILE] [--matrix] [--gpu-run-required]\n"
-    "                      [--summary-json FILE] [--markdown FILE] [--failures-md FILE] [--gpus-md FILE]\n"
-    "                      [--failing-tsv FILE] [--backends-ran FILE] [--rocm-md FILE] [--junit FILE]\n"
-    "                      [--prom FILE --prom-took SECONDS]\n"
+    "                      [--summary-json FILE] [--markdown FILE] [--junit FILE] [--prom FILE --prom-took SECONDS]\n"
     "       check_expected --record FILE.json\n"
     "       check_expected --cases LIST.json [--with-opt-in]\n"
     "       check_expected --report-md FILE --summary SUMMARY.json --launches N --took SECONDS --modelled SECONDS\n"
@@ -52,7 +50,10 @@ const char kSynopsis[] =
     "       check_expected --health-line [--summary SUMMARY.json] [--exit N] [--took S] [--overran B] "
     "[--require-gpu]\n"
     "       check_expected --counts SUMMARY.json\n"
+    "       check_expected --unlisted SUMMARY.json\n"
     "       check_expected --from-summary SUMMARY.json [--junit FILE] [--prom FILE --prom-took S --prom-exit N]\n"
+    "                      [--markdown FILE] [--failing-tsv FILE] [--results DIR [--failures-md FILE]\n"
+    "                      [--gpus-md FILE] [--backends-ran FILE] [--rocm-md FILE]]\n"
     "       check_expected --publish FILE --from SOURCE\n"
     "       check_expected --md-text TEXT...\n"
     "       check_expected --md-fence FILE [--info WORD]\n";
@@ -75,8 +76,13 @@ const char kModeHelp[] =
     "               exit 0 healthy, 1 unhealthy (or --overran: stopped at B s), 77 no GPU case ran, 99 no summary\n"
     "  --counts     SUMMARY.json's counts as the console's line: \"N OK, N CHANGED, N not run, N table problems\";\n"
     "               exit 99 where it is not a summary of this version\n"
-    "  --from-summary the JUnit file and Prometheus textfile of SUMMARY.json's comparison (--prom-exit: the\n"
-    "               triage's exit code, the outcome); exit 0, or 99 naming what could not be read or written\n"
+    "  --unlisted   the binaries of SUMMARY.json that could not list their cases (a LIST: problem), one a line\n"
+    "  --from-summary the outputs of SUMMARY.json's comparison, never compared again: the JUnit file, the\n"
+    "               Prometheus textfile (--prom-exit: the triage's exit code, the outcome), the verdicts' Markdown,\n"
+    "               the failing runs (--failing-tsv); with --results, from the records for what the summary does\n"
+    "               not hold: --failures-md (with each rank's last stderr lines), --gpus-md, --backends-ran,\n"
+    "               --rocm-md (scripts/bug-report's); exit 0, or 99 naming what could not be read or written (a\n"
+    "               summary of another version in one line)\n"
     "  --publish    FILE gets SOURCE's bytes, written as every output is (atomically; through a link or device);\n"
     "               exit 0, or 99 naming what could not be read or written\n"
     "  --md-text    each TEXT (every word after the flag, as it is) as literal inline Markdown, one line each\n"
@@ -102,18 +108,17 @@ int table_error(const Status& st) {
 
 struct CompareOptions {
   CheckInputs in;
-  std::string summary_json, markdown, failures, failing_tsv, gpus, junit, ran, rocm_md, prom, prom_took;
+  std::string summary_json, markdown, junit, prom, prom_took;
   bool matrix = false;
   bool gpu_run_required = false;  // exit 77 where no GPU case ran (scripts/triage)
 };
 
 bool parse_compare_args(const std::vector<std::string>& args, CompareOptions* o) {
   Flags f;
-  f.values = {{"--table", &o->in.table_path}, {"--results", &o->in.results},   {"--manifest", &o->in.manifest},
-              {"--plan", &o->in.plan},        {"--lists", &o->in.lists},       {"--summary-json", &o->summary_json},
-              {"--markdown", &o->markdown},   {"--failures-md", &o->failures}, {"--gpus-md", &o->gpus},
-              {"--junit", &o->junit},         {"--backends-ran", &o->ran},     {"--rocm-md", &o->rocm_md},
-              {"--prom", &o->prom},           {"--prom-took", &o->prom_took},  {"--failing-tsv", &o->failing_tsv}};
+  f.values = {{"--table", &o->in.table_path}, {"--results", &o->in.results}, {"--manifest", &o->in.manifest},
+              {"--plan", &o->in.plan},        {"--lists", &o->in.lists},     {"--summary-json", &o->summary_json},
+              {"--markdown", &o->markdown},   {"--junit", &o->junit},        {"--prom", &o->prom},
+              {"--prom-took", &o->prom_took}};
   f.lists = {{"--binary", &o->in.binaries}};
   f.switches = {{"--matrix", &o->matrix}, {"--gpu-run-required", &o->gpu_run_required}};
   double took = 0;
@@ -122,17 +127,12 @@ bool parse_compare_args(const std::vector<std::string>& args, CompareOptions* o)
 }
 
 // Each output asked for, made from the comparison; false where one could not be written (each named on stderr).
-bool write_compare_outputs(const CompareOptions& o, const Check& check, const std::vector<ExpectedRow>& table, int rc) {
+bool write_compare_outputs(const CompareOptions& o, const Check& check, int rc) {
   const Summary& s = check.summary;
   PromFacts facts{0, rc, prom_outcome(rc), int64_t(std::time(nullptr))};
   parse_seconds(o.prom_took, &facts.took_s);
   return write_reports("check_expected", {{o.summary_json, [&] { return summary_json(s); }},
                                           {o.markdown, [&] { return verdicts_md(s); }},
-                                          {o.failures, [&] { return failures_md(check.runs, table); }},
-                                          {o.failing_tsv, [&] { return failing_runs_tsv(check.runs, table); }},
-                                          {o.gpus, [&] { return gpus_md(check.runs); }},
-                                          {o.ran, [&] { return backends_ran(check.runs); }},
-                                          {o.rocm_md, [&] { return rocm_versions_md(check.runs); }},
                                           {o.junit, [&] { return rows_junit(s.rows); }},
                                           {o.prom, [&] { return prom_textfile(s, facts); }}});
 }
@@ -163,7 +163,7 @@ int compare_mode(const std::vector<std::string>& args) {
   std::fflush(stdout);  // the table before any write error, as a reader of both streams expects
   // The exit code before the outputs are written: the Prometheus file carries it as the outcome.
   const int rc = compare_exit_code(o, check);
-  if (!write_compare_outputs(o, check, table, rc)) return 99;
+  if (!write_compare_outputs(o, check, rc)) return 99;
   return rc;
 }
 
@@ -267,30 +267,64 @@ int counts_mode(const std::vector<std::string>& args) {
   return 0;
 }
 
-// --from-summary SUMMARY.json [--junit FILE] [--prom FILE --prom-took S --prom-exit N]: the JUnit file and the
-// Prometheus textfile of a comparison already made (scripts/triage's, after its summary.json), so the comparison runs
-// once. --prom-exit is the triage's exit code, the textfile's outcome. Exit 0, or 99 naming what could not be read or
-// written.
+// --unlisted SUMMARY.json: the binaries that could not list their cases, one a line, for the triage's last line
+// (which names them rather than a report it could not finish). Exit 99 where it is not a summary of this version.
+int unlisted_mode(const std::vector<std::string>& args) {
+  std::string path;
+  Flags f;
+  f.values = {{"--unlisted", &path}};
+  if (!parse_flags(args, f) || path.empty()) return usage();
+  Summary s;
+  if (!load_summary(path, &s)) return 99;
+  std::string out;
+  for (const auto& b : unlisted_binaries(s)) out += one_line(b) + "\n";
+  std::fputs(out.c_str(), stdout);
+  return 0;
+}
+
+// --from-summary SUMMARY.json: the outputs of a comparison already made (scripts/triage's summary.json), so the
+// comparison runs once: the JUnit file and Prometheus textfile (--prom-exit is the triage's exit code, the textfile's
+// outcome) after the triage's comparison, and scripts/bug-report's files: what failed from the summary, and from the
+// records of --results only what the summary does not hold (each rank's stderr tail, the GPUs, the backends that
+// ran, ROCm's versions). Exit 0, or 99 naming what could not be read or written.
 int from_summary_mode(const std::vector<std::string>& args) {
-  std::string path, junit, prom, took, exit_text;
+  std::string path, junit, prom, took, exit_text, markdown, failing_tsv, results, failures, gpus, ran, rocm_md;
   Flags f;
   f.values = {{"--from-summary", &path},
               {"--junit", &junit},
               {"--prom", &prom},
               {"--prom-took", &took},
-              {"--prom-exit", &exit_text}};
+              {"--prom-exit", &exit_text},
+              {"--markdown", &markdown},
+              {"--failing-tsv", &failing_tsv},
+              {"--results", &results},
+              {"--failures-md", &failures},
+              {"--gpus-md", &gpus},
+              {"--backends-ran", &ran},
+              {"--rocm-md", &rocm_md}};
   PromFacts facts;
   int64_t rc = 0;
-  if (!parse_flags(args, f) || path.empty() || (junit.empty() && prom.empty()) ||
-      (!prom.empty() && (!parse_seconds(took, &facts.took_s) || !parse_int64(exit_text, &rc) || rc < 0 || rc > 255)))
+  if (!parse_flags(args, f) || path.empty() ||
+      (junit.empty() && prom.empty() && markdown.empty() && failing_tsv.empty() && failures.empty() && gpus.empty() &&
+       ran.empty() && rocm_md.empty()) ||
+      (!prom.empty() && (!parse_seconds(took, &facts.took_s) || !parse_int64(exit_text, &rc) || rc < 0 || rc > 255)) ||
+      (results.empty() && (!failures.empty() || !gpus.empty() || !ran.empty() || !rocm_md.empty())))
     return usage();
   Summary s;
   if (!load_summary(path, &s)) return 99;
   facts.exit_code = int(rc);
   facts.outcome = prom_outcome(int(rc));
   facts.finished_unix = int64_t(std::time(nullptr));
-  return write_reports("check_expected",
-                       {{junit, [&] { return rows_junit(s.rows); }}, {prom, [&] { return prom_textfile(s, facts); }}})
+  std::vector<Run> runs;  // the records, read only for what the summary does not hold
+  if (!failures.empty() || !gpus.empty() || !ran.empty() || !rocm_md.empty()) runs = read_runs(results);
+  return write_reports("check_expected", {{junit, [&] { return rows_junit(s.rows); }},
+                                          {prom, [&] { return prom_textfile(s, facts); }},
+                                          {markdown, [&] { return verdicts_md(s); }},
+                                          {failing_tsv, [&] { return failing_runs_tsv(s); }},
+                                          {failures, [&] { return failures_md(s, runs); }},
+                                          {gpus, [&] { return gpus_md(runs); }},
+                                          {ran, [&] { return backends_ran(runs); }},
+                                          {rocm_md, [&] { return rocm_versions_md(runs); }}})
              ? 0
              : 99;
 }
@@ -394,7 +428,8 @@ const Mode kModes[] = {{"--record", record_mode},           {"--cases", cases_mo
                        {"--report-md", report_mode},        {"--bisect", bisect_mode},
                        {"--health-line", health_line_mode}, {"--publish", publish_mode},
                        {"--md-text", md_text_mode},         {"--md-fence", md_fence_mode},
-                       {"--counts", counts_mode},           {"--from-summary", from_summary_mode}};
+                       {"--counts", counts_mode},           {"--from-summary", from_summary_mode},
+                       {"--unlisted", unlisted_mode}};
 
 }  // namespace
 

@@ -34,54 +34,61 @@ std::string basename_of(const std::string& path) {
   return p.substr(p.find_last_of('/') + 1);
 }
 
-// The node a folder holds: the one its records name, else its folder's name (see the top of tools/fleet_report.cpp). A
-// record naming another node than the folder's among records that disagree is left out, as a problem of this node.
-void name_node(Node* n) {
-  const std::string folder = basename_of(n->dir);
-  std::set<std::string> named;
-  for (const auto& r : n->runs)
-    if (auto it = r.facts.find("node"); r.error.empty() && it != r.facts.end()) named.insert(it->second);
-  n->name = named.size() == 1 ? *named.begin() : folder;
-  if (named.size() < 2) return;
-  for (auto& r : n->runs)
-    if (auto it = r.facts.find("node"); r.error.empty() && it != r.facts.end() && it->second != folder)
-      r.error = "run record " + r.file + " is a record of node " + it->second + ", not of " + folder;
+// Its triage's summary.json read into the node: its name (the "node" fact its records agree on, else its folder's
+// name), its facts, and as problems of the node each record its triage could not use and its table problems. The
+// input's problems (a file its triage refused, a summary of another version) go to `refused`.
+void read_node_summary(Node* n, const std::string& text) {
+  const Status st = read_summary_json(text, n->dir + "/summary.json", &n->summary);
+  if (!st.ok()) {
+    n->summary = Summary{};
+    // (a summary of another version of the tools: the input's problem, never a verdict on the node)
+    if (is_other_summary_version(text))
+      n->refused.push_back(one_line(st.detail));
+    else
+      n->problems.push_back("its triage's summary: " + one_line(st.detail));
+    return;
+  }
+  static const std::set<std::string> identity = {"node", "host"};  // they differ between nodes by definition
+  for (const auto& [k, v] : n->summary.node)
+    if (!identity.count(k)) n->facts[k] = v;
+  if (auto it = n->summary.node.find("node"); it != n->summary.node.end() && !it->second.empty()) n->name = it->second;
+  std::set<std::string> seen;  // each record that could not be used, once
+  for (const auto& row : n->summary.rows)
+    if (row.standing == Standing::Unreadable && seen.insert(row.detail).second) n->problems.push_back(row.detail);
+  std::vector<std::string> table_problems;
+  for (const auto& line : n->summary.problem_lines)
+    if (line.rfind(kInputProblem, 0) == 0)  // a file of its folder its triage refused: the input's, not the node's
+      n->refused.push_back(line.substr(std::string(kInputProblem).size()));
+    else
+      table_problems.push_back(line);
+  if (const int count = n->summary.problems - int(n->refused.size()); count > 0)
+    n->problems.push_back("its triage found " + std::to_string(count) + " table problem(s)" +
+                          (table_problems.empty() ? "" : ", the first: " + table_problems[0]));
+  n->read = true;
 }
 
+// A node's folder: did it answer, and what its triage's summary.json says (the one file of it the report reads).
 Node load_node(const std::string& dir) {
   Node n;
   n.dir = dir;
-  if (!exists(dir))
+  n.name = basename_of(dir);
+  if (!exists(dir)) {
     n.why = "no results folder";
-  else if (exists(dir + "/INCOMPLETE"))
+  } else if (exists(dir + "/INCOMPLETE")) {
     n.why = "its triage did not finish (INCOMPLETE)";
-  else if (!exists(dir + "/summary.json"))
-    n.why = "no summary.json: its triage did not finish";
-  if (exists(dir)) n.runs = read_runs(dir);
-  // Files the reader refused are the input's problems, never the node's: out of its runs, cells and problems.
-  for (const auto& r : n.runs)
-    if (r.refused) n.refused.push_back(r.error);
-  n.runs.erase(std::remove_if(n.runs.begin(), n.runs.end(), [](const Run& r) { return r.refused; }), n.runs.end());
-  name_node(&n);
-  // Its triage's own comparison: the rows the records cannot show (a launch that left none) and its table problems.
-  if (n.why.empty()) {
+  } else if (!exists(dir + "/summary.json")) {
+    // (a triage that stops leaves INCOMPLETE: a folder with neither is no triage's, and says nothing of the node)
+    n.refused.push_back(dir + " has no summary.json: not a finished triage's folder");
+  } else {
     std::string text;
     const Status read = read_folder_file(dir, "summary.json", &text);
-    const Status st = read.ok() ? read_summary_json(text, dir + "/summary.json", &n.summary) : read;
-    if (read.verdict == Verdict::Usage) {
+    if (read.verdict == Verdict::Usage)  // not a file a triage writes (a FIFO, a symlink out of the folder, ...)
       n.refused.push_back(read.detail);
-    } else if (!st.ok()) {
-      n.summary = Summary{};
-      n.problems.push_back("its triage's summary: " + one_line(st.detail));
-    } else if (n.summary.problems > 0) {
-      n.problems.push_back("its triage found " + std::to_string(n.summary.problems) + " table problem(s)" +
-                           (n.summary.problem_lines.empty() ? "" : ", the first: " + n.summary.problem_lines[0]));
-    }
+    else if (!read.ok())
+      n.problems.push_back("its triage's summary: " + one_line(read.detail));
+    else
+      read_node_summary(&n, text);
   }
-  // Each record that could not be used, once (a record of several cases gives one run each).
-  std::set<std::string> seen;
-  for (const auto& r : n.runs)
-    if (!r.error.empty() && seen.insert(r.error).second) n.problems.push_back(r.error);
   return n;
 }
 
@@ -141,67 +148,54 @@ Status add_unanswered(const std::string& nodes_file, const std::string& out, std
     std::string name(trim(line));
     if (name.empty()) continue;
     bool have = std::any_of(nodes->begin(), nodes->end(), [&](const Node& n) { return n.name == name; });
-    if (!have)
-      nodes->push_back(Node{name, out + "/" + name, "no results folder (the node did not answer)", {}, {}, {}, {}, {}});
+    if (!have) {
+      Node n;
+      n.name = name;
+      n.dir = out + "/" + name;
+      n.why = "no results folder (the node did not answer)";
+      nodes->push_back(std::move(n));
+    }
   }
   return Status::pass();
 }
 
-// Facts every run of a node agrees on; identity keys are left out (they differ by definition).
-void agree_facts(Node* n) {
-  static const std::set<std::string> identity = {"node", "host", "binary", "backend"};
-  std::map<std::string, std::set<std::string>> values;
-  for (const auto& r : n->runs)
-    if (r.error.empty())
-      for (const auto& [k, v] : r.facts) values[k].insert(v);
-  for (const auto& [k, vs] : values)
-    if (vs.size() == 1 && !identity.count(k)) n->facts[k] = *vs.begin();
-}
-
-void add_to_cell(Cell* cell, const Run& r, const std::vector<ExpectedRow>& table) {
+// One row of a node's summary in its cell: a run's verdict (the worst one, with its pairs), CHANGED as its triage
+// found it; a planned run that left no record is CHANGED and `missing`, and a cell of only such runs takes HARNESS
+// (the launch left nothing to judge) for the majority.
+void add_row(Cell* cell, const Row& row) {
+  if (!row.observed) {
+    ++cell->missing;
+    ++cell->changed;
+    if (cell->total == 0) cell->verdict = Verdict::Harness;
+    return;
+  }
+  const Verdict v = *row.observed;
   ++cell->total;
-  if (compare_run(table, r).differs()) ++cell->changed;
-  if (cell->total == 1 || case_summary_precedence(r.verdict) > case_summary_precedence(cell->verdict)) {
-    cell->verdict = r.verdict;
+  if (row.changed()) ++cell->changed;
+  if (cell->total == 1 || case_summary_precedence(v) > case_summary_precedence(cell->verdict)) {
+    cell->verdict = v;
     cell->worst = 0;
     cell->pairs.clear();
   }
-  if (r.verdict == cell->verdict) {
+  if (v == cell->verdict) {
     ++cell->worst;
-    cell->pairs.push_back(arrow(r.pair));
+    const std::string shown = pair_arrow(row.pair);
+    cell->pairs.push_back(shown.empty() ? "-" : shown);
   }
 }
 
-// The node's own summary in its cells: each planned run without a record, and at least as many CHANGED runs per
-// case as its triage found (its table may have differed from this one). Unreadable records are problems.
-void add_summary(const Node& n, Cells* cells, std::set<std::string>* cases) {
-  std::map<std::string, int> changed;
-  for (const auto& row : n.summary.rows) {
-    if (!row.changed() || row.standing == Standing::Unreadable) continue;
-    cases->insert(row.name);
-    Cell& cell = (*cells)[row.name][n.name];
-    ++changed[row.name];
-    if (row.standing != Standing::MissingRecord) continue;
-    ++cell.missing;
-    if (cell.total == 0) cell.verdict = Verdict::Harness;
-  }
-  for (const auto& [c, k] : changed) {
-    Cell& cell = (*cells)[c][n.name];
-    cell.changed = std::max(cell.changed, k);
-  }
-}
-
-Cells make_cells(const std::vector<Node>& nodes, const std::vector<ExpectedRow>& table, std::set<std::string>* cases) {
+// Every answering node's cells, from its summary's rows: each row with a run behind it (a verdict, or a planned run
+// that left none). A row not run for want of a run (a binary not built there, a case not planned) is in no cell; an
+// unusable record is a problem of the node (read_node_summary).
+Cells make_cells(const std::vector<Node>& nodes, std::set<std::string>* cases) {
   Cells cells;
   for (const auto& n : nodes) {
     if (!n.why.empty()) continue;
-    for (const auto& r : n.runs) {
-      if (!r.error.empty()) continue;
-      const std::string c = r.binary + "." + r.case_name;
-      cases->insert(c);
-      add_to_cell(&cells[c][n.name], r, table);
+    for (const auto& row : n.summary.rows) {
+      if (row.standing == Standing::Unreadable || (!row.observed && row.standing != Standing::MissingRecord)) continue;
+      cases->insert(row.name);
+      add_row(&cells[row.name][n.name], row);
     }
-    add_summary(n, &cells, cases);
   }
   return cells;
 }
@@ -280,32 +274,27 @@ void find_differences(Report* r, std::set<std::string>* separating_keys) {
   }
 }
 
-// Facts that differ between answering nodes without setting a difference apart: key -> node -> value. A fact one
-// node reports and another does not differs too (an HSA_* setting made on one node only).
+// Facts that differ between the nodes whose summary was read without setting a difference apart: key -> node ->
+// value. A fact one node reports and another does not differs too (an HSA_* setting made on one node only).
 std::map<std::string, std::map<std::string, std::string>> other_facts(const std::vector<Node>& nodes,
                                                                       const std::set<std::string>& separating) {
   std::map<std::string, std::map<std::string, std::string>> out;
   std::set<std::string> keys;
   for (const auto& n : nodes)
-    if (n.why.empty())
+    if (n.read)
       for (const auto& [k, v] : n.facts) keys.insert(k);
   std::map<std::string, std::set<std::string>> values;
   for (const auto& n : nodes)
-    if (n.why.empty())
+    if (n.read)
       for (const auto& k : keys) values[k].insert(n.facts.count(k) ? n.facts.at(k) : "(not reported)");
   for (const auto& [k, vs] : values)
     if (vs.size() > 1 && !separating.count(k))
       for (const auto& n : nodes)
-        if (n.why.empty()) out[k][n.name] = n.facts.count(k) ? n.facts.at(k) : "(not reported)";
+        if (n.read) out[k][n.name] = n.facts.count(k) ? n.facts.at(k) : "(not reported)";
   return out;
 }
 
 }  // namespace
-
-std::string arrow(const std::string& pair) {
-  const std::string shown = pair_arrow(pair_of(pair));
-  return shown.empty() ? "-" : shown;
-}
 
 std::string Cell::text() const {
   std::string t = total == 0
@@ -335,23 +324,16 @@ Status gather_nodes(const std::vector<std::string>& dirs, const std::string& nod
   if (!make_names_unique(nodes, &twice)) return {Verdict::Usage, "the folder " + twice + " is given twice"};
   if (!nodes_file.empty()) VMR_TRY(add_unanswered(nodes_file, out, nodes));
   std::sort(nodes->begin(), nodes->end(), [](const Node& a, const Node& b) { return a.name < b.name; });
-  for (auto& n : *nodes) {
-    agree_facts(&n);
-    if (!n.why.empty()) {  // its records are not read into the report: not answering says it all
-      n.problems.clear();
-      n.refused.clear();
-    }
-  }
   return Status::pass();
 }
 
-void analyse_fleet(const std::vector<ExpectedRow>& table, Report* r) {
+void analyse_fleet(Report* r) {
   for (const auto& n : r->nodes) {
     r->problems += int(n.problems.size());
     r->refused += int(n.refused.size());
     r->silent += !n.why.empty();
   }
-  r->cells = make_cells(r->nodes, table, &r->cases);
+  r->cells = make_cells(r->nodes, &r->cases);
   std::set<std::string> separating_keys;
   find_differences(r, &separating_keys);
   r->other_facts = other_facts(r->nodes, separating_keys);
@@ -504,7 +486,7 @@ std::string fleet_console(const Report& r) {
   return os.str();
 }
 
-std::string fleet_junit(const Report& r, const std::vector<ExpectedRow>& table) {
+std::string fleet_junit(const Report& r) {
   std::vector<JunitSuite> suites;
   for (const auto& n : r.nodes) {
     JunitSuite suite{n.name, {}};
@@ -515,31 +497,27 @@ std::string fleet_junit(const Report& r, const std::vector<ExpectedRow>& table) 
       suites.push_back(std::move(suite));
       continue;
     }
-    for (const auto& run : n.runs) {
+    for (const auto& row : n.summary.rows) {
+      if (!row.observed && row.standing == Standing::NotRun) continue;  // no run behind it: in no cell either
       JunitCase c;
-      c.classname = "fleet." + n.name + "." + run.binary;
-      c.name = run.case_name + (run.pair.empty() ? "" : "[" + arrow(run.pair) + "]");
-      const Comparison cmp = compare_run(table, run);
-      if (cmp.standing == Standing::Unreadable) {
+      c.classname = "fleet." + n.name + (row.binary.empty() ? "" : "." + row.binary);
+      const std::string where = pair_arrow(row.pair);
+      c.name = (row.case_name.empty() ? row.name : row.case_name) + (where.empty() ? "" : "[" + where + "]");
+      if (row.standing == Standing::Unreadable) {
         c.outcome = JunitCase::Outcome::Failure;
-        c.message = run.error;
-      } else if (cmp.standing == Standing::NotRun) {
+        c.message = row.detail;
+      } else if (!row.observed) {  // a planned run that left no record
+        c.outcome = JunitCase::Outcome::Failure;
+        c.message = "no record: " + row.result;
+      } else if (row.not_run()) {
         c.outcome = JunitCase::Outcome::Skipped;
-        c.message = run.detail;
-      } else if (cmp.differs()) {
+        c.message = row.detail;
+      } else if (row.changed()) {
         c.outcome = JunitCase::Outcome::Failure;
-        c.message = std::string(verdict_name(run.verdict)) + ", expected " + (cmp.row ? cmp.expected() : "no row");
-        c.text = run.detail;
+        c.message = std::string(verdict_name(*row.observed)) + ", expected " + row.expected;
+        c.text = row.detail;
       }
       suite.cases.push_back(std::move(c));
-    }
-    for (const auto& row : n.summary.rows) {  // planned runs that left no record: in no run above
-      if (row.standing != Standing::MissingRecord) continue;
-      const size_t dot = row.name.find('.');
-      suite.cases.push_back({"fleet." + n.name + "." + row.name.substr(0, dot),
-                             row.name.substr(dot == std::string::npos ? row.name.size() : dot + 1) +
-                                 (row.pair.empty() ? "" : "[" + arrow(pair_key(row.pair)) + "]"),
-                             JunitCase::Outcome::Failure, "no record: " + row.result, ""});
     }
     suites.push_back(std::move(suite));
   }

@@ -288,6 +288,21 @@ Status read_summary_json(std::string_view text, const std::string& source, Summa
   return Status::pass();
 }
 
+bool is_other_summary_version(std::string_view text) {
+  JsonValue v;
+  if (!parse_json(text, &v).ok()) return false;
+  const std::string schema = v.get_string("schema");
+  return schema != kSummarySchema && schema.rfind("vmem-repro-summary/", 0) == 0;
+}
+
+std::vector<std::string> unlisted_binaries(const Summary& s) {
+  std::vector<std::string> out;
+  for (const auto& r : s.rows)
+    if (r.not_run() && r.why_not_run == kUnlistedWhy && std::find(out.begin(), out.end(), r.binary) == out.end())
+      out.push_back(r.binary);
+  return out;
+}
+
 std::string counts_text(const Summary& s) {
   return std::to_string(s.ok) + " OK, " + std::to_string(s.changed) + " CHANGED, " + std::to_string(s.not_run) +
          " not run, " + std::to_string(s.problems) + " table problems";
@@ -426,46 +441,68 @@ std::string triage_report_md(const TriageFacts& t, const Summary& s) {
 }
 
 namespace {
-// A run a bug report names: it did not pass, or it differs from what expected/ says of this node.
-bool reportable(const Run& run, const Comparison& c) {
-  return run.error.empty() && (!(run.verdict == Verdict::Pass || run.verdict == Verdict::Skip) || c.differs());
+
+// A row a bug report names: a run that did not pass, or differs from what expected/ says of this node (as the
+// triage's comparison found).
+bool reportable(const Row& r) {
+  return r.observed && (!(*r.observed == Verdict::Pass || *r.observed == Verdict::Skip) || r.changed());
 }
+
+// The rows a bug report names, by case and then pair ("0-1" before "1-2": the order of the triage's record files),
+// so that a case's first failing pair heads its step and its others follow as they ran.
+std::vector<const Row*> reportable_rows(const Summary& s) {
+  std::vector<const Row*> rows;
+  for (const auto& r : s.rows)
+    if (reportable(r)) rows.push_back(&r);
+  std::stable_sort(rows.begin(), rows.end(), [](const Row* a, const Row* b) {
+    return std::make_pair(a->name, pair_key(a->pair)) < std::make_pair(b->name, pair_key(b->pair));
+  });
+  return rows;
+}
+
+// The record's run behind a row (its binary, case and GPUs), for what the summary does not hold; null where none.
+const Run* run_of_row(const Row& r, const std::vector<Run>& runs) {
+  for (const auto& run : runs)
+    if (run.error.empty() && run.binary == r.binary && run.case_name == r.case_name && pair_of(run.pair) == r.pair)
+      return &run;
+  return nullptr;
+}
+
 }  // namespace
 
-std::string failing_runs_tsv(const std::vector<Run>& runs, const std::vector<ExpectedRow>& table) {
+std::string failing_runs_tsv(const Summary& s) {
   std::ostringstream os;
-  for (const auto& run : runs) {
-    const Comparison c = compare_run(table, run);
-    if (!reportable(run, c)) continue;
-    std::string devices = pair_devices(pair_of(run.pair));
+  for (const Row* row : reportable_rows(s)) {
+    const Row& r = *row;
+    std::string devices = pair_devices(r.pair);
     if (devices.empty()) devices = "-";
-    os << one_line(run.binary) << "\t" << one_line(run.case_name) << "\t" << devices << "\t"
-       << verdict_name(run.verdict) << "\t" << one_line(c.expected()) << "\t" << one_line(run.detail)
+    os << one_line(r.binary) << "\t" << one_line(r.case_name) << "\t" << devices << "\t" << verdict_name(*r.observed)
+       << "\t" << one_line(r.expected) << "\t" << one_line(r.detail)
        << "\n";  // one_line writes a tab as \x09: the fields stay apart
   }
   return os.str();
 }
 
-std::string failures_md(const std::vector<Run>& runs, const std::vector<ExpectedRow>& table) {
+std::string failures_md(const Summary& s, const std::vector<Run>& runs) {
   std::ostringstream os;
-  for (const auto& run : runs) {
-    const Comparison c = compare_run(table, run);
-    if (!reportable(run, c)) continue;
+  for (const Row* row : reportable_rows(s)) {
+    const Row& r = *row;
     std::vector<std::string> threads;  // none for the suite's own verdict (points_to_threads says why)
-    if (!is_suite_verdict(run.verdict))
-      for (const auto& t : case_policy(table, run.binary, run.case_name).threads())
-        threads.push_back("[" + t + "](" + thread_url(t) + ")");
-    os << "#### " << md_text(run.binary + "." + run.case_name)
-       << (run.pair.empty() ? "" : " on GPU pair " + md_text(run.pair)) << ": " << verdict_name(run.verdict)
-       << " (expected " << md_text(c.expected()) << ")\n\n"
+    if (!is_suite_verdict(*r.observed))
+      for (const auto& t : r.issues)
+        threads.push_back(is_thread_label(t) ? "[" + t + "](" + thread_url(t) + ")" : md_text(t));
+    const std::string devices = pair_devices(r.pair);
+    os << "#### " << md_text(r.name) << (r.pair.empty() ? "" : " on GPU pair " + md_text(pair_key(r.pair))) << ": "
+       << verdict_name(*r.observed) << " (expected " << md_text(r.expected) << ")\n\n"
        << (threads.empty() ? "" : "Known regression this points to: " + join(threads, ", ") + "\n\n")
-       << md_text(run.detail) << "\n\n"
-       << md_fence(one_line(run.command()));
-    for (size_t r = 0; r < run.stderr_tails.size(); ++r) {
-      if (run.stderr_tails[r].empty()) continue;
+       << md_text(r.detail) << "\n\n"
+       << md_fence(one_line(r.binary + " --case " + r.case_name + (devices.empty() ? "" : " --devices " + devices)));
+    const Run* run = run_of_row(r, runs);
+    for (size_t k = 0; run && k < run->stderr_tails.size(); ++k) {
+      if (run->stderr_tails[k].empty()) continue;
       std::string lines;
-      for (const auto& line : run.stderr_tails[r]) lines += line + "\n";
-      os << "\nrank " << r << ", last stderr lines:\n\n" << md_fence(lines);
+      for (const auto& line : run->stderr_tails[k]) lines += line + "\n";
+      os << "\nrank " << k << ", last stderr lines:\n\n" << md_fence(lines);
     }
     os << "\n";
   }

@@ -56,7 +56,7 @@ struct Summary {
   // Each problem's line as check_expected prints it ("TABLE: ...", "BUILD: ..."): what a reader of summary.json
   // (the health line) names.
   std::vector<std::string> problem_lines;
-  Facts node;  // the node's facts: the first readable record's environment and rank 0's info
+  Facts node;  // the node's facts: each of the records' environment and rank 0's info that they all agree on
 };
 
 // Sets ok, changed and not_run from the rows.
@@ -75,6 +75,17 @@ std::string summary_json(const Summary& s);
 // The Summary summary_json wrote. Harness status naming `source` in one line where the text is not such a summary
 // (another schema version is named: "... is vmem-repro-summary/1, not vmem-repro-summary/2").
 vmr::Status read_summary_json(std::string_view text, const std::string& source, Summary* s);
+// Whether `text` is a summary of another version of the tools (its schema vmem-repro-summary/N, not this one's):
+// the input's problem to the fleet, never a verdict on the node whose folder holds it.
+bool is_other_summary_version(std::string_view text);
+// The start of a problem line for a file of the results folder the reader refused (a FIFO, a symlink out of the
+// folder): a problem of the input, not the node's (the fleet reports it as such).
+inline constexpr const char* kInputProblem = "INPUT: ";
+// Why the rows of a binary that could not list its cases were not run (their why_not_run; its LIST: problem says
+// more): what tells a reader of summary.json (the triage's last line) which binaries could not list.
+inline constexpr const char* kUnlistedWhy = "its cases could not be listed: see the LIST problem";
+// The binaries of `s` that could not list their cases, each once, in the rows' order.
+std::vector<std::string> unlisted_binaries(const Summary& s);
 // "3 OK, 1 CHANGED, 0 not run, 0 table problems": the counts line of the console table, report.md and a script's
 // closing line.
 std::string counts_text(const Summary& s);
@@ -102,12 +113,13 @@ struct TriageFacts {
 // report.md: a heading with the date, the node, the launches and their time, each backend's note, then verdicts_md.
 std::string triage_report_md(const TriageFacts& t, const Summary& s);
 
-// For a bug report: every run that did not pass or differs from expected/, with its command and the last stderr
-// lines of each rank (where ROCm's "Memory access fault by GPU node-N ... Reason: ..." appears).
-std::string failures_md(const std::vector<Run>& runs, const std::vector<vmr::ExpectedRow>& table);
-// The same runs for a script (scripts/bug-report finds each one's minimal reproducer): one line each,
+// For a bug report, from the triage's summary: every row whose run did not pass or differs from expected/, with its
+// command and, from its record among `runs` (the summary holds no stderr), the last stderr lines of each rank (where
+// ROCm's "Memory access fault by GPU node-N ... Reason: ..." appears).
+std::string failures_md(const Summary& s, const std::vector<Run>& runs);
+// The same rows for a script (scripts/bug-report finds each one's minimal reproducer): one line each,
 // "<binary>\t<case>\t<devices as --devices takes them, or ->\t<verdict>\t<expected>\t<detail, one line>".
-std::string failing_runs_tsv(const std::vector<Run>& runs, const std::vector<vmr::ExpectedRow>& table);
+std::string failing_runs_tsv(const Summary& s);
 // Every GPU the runs used, once, with what tells nodes apart.
 std::string gpus_md(const std::vector<Run>& runs);
 // The backends (host, hip, hsa, cuda) of which some case ran to a verdict other than SKIP, one a line.

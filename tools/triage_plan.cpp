@@ -50,20 +50,11 @@ std::vector<std::string> cases_of(const std::string& joined) {
   return cases;
 }
 
-bool read_file(const std::string& path, std::string* text) {
-  std::ifstream in(path);
-  if (!in) return false;
-  std::ostringstream s;
-  s << in.rdbuf();
-  *text = s.str();
-  return true;
-}
-
 // rounds.txt read; exit code 0, or 2 / 99 with the line said.
 int read_launches(const std::string& path, std::vector<Launch>* launches) {
   std::string text;
-  if (!read_file(path, &text)) {
-    std::fprintf(stderr, "triage_plan: cannot read %s\n", path.c_str());
+  if (vmr::Status st = vmr_tools::read_input_file(path, &text); !st.ok()) {  // (a FIFO or device refused, never read)
+    std::fprintf(stderr, "triage_plan: %s\n", vmr_tools::one_line(st.detail).c_str());
     return 99;
   }
   std::optional<std::vector<Launch>> parsed = parse_launches(text);
@@ -190,7 +181,9 @@ int model_of(const std::string& rounds, const std::string& took_dir, const std::
   for (const Launch& l : launches) {
     std::string text;
     double s = 0;
-    if (read_file(took_dir + "/.took." + std::to_string(l.k), &text) && std::sscanf(text.c_str(), "%lf", &s) == 1)
+    // (a launch without its time, or whose file cannot be read, is modelled without it)
+    if (vmr_tools::read_input_file(took_dir + "/.took." + std::to_string(l.k), &text).ok() &&
+        std::sscanf(text.c_str(), "%lf", &s) == 1)
       took[l.k] = s;
   }
   const Model m = model(launches, took, jobs);

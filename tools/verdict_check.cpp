@@ -196,9 +196,7 @@ void rows_of_runs(const ExpectedRow& t, const std::string& name, const std::vect
       for (const auto& key : unreported_keys(table, t.binary, t.case_name, run.facts))
         out->summary.problem_lines.push_back("TABLE: a condition of " + name + " uses '" + key + "', which run " +
                                              run.file + " does not report");
-    Row r = run_row(name, run, c, c.standing, result_text(c, run));
-    r.evidence = c.row ? c.row->evidence : "no row matches this node";
-    out->summary.rows.push_back(std::move(r));
+    out->summary.rows.push_back(row_of_run(table, run));
   }
 }
 
@@ -231,7 +229,7 @@ void missing_rows(const ExpectedRow& t, const std::string& name, const std::set<
   }
   if (!pairs_seen.empty()) return;
   if (b.unlisted.count(t.binary)) {
-    missing("", "not run (its cases could not be listed: see the LIST problem)", false);
+    missing("", std::string("not run (") + kUnlistedWhy + ")", false);
     return;
   }
   const bool planned = plan.cases.empty() ? b.built.count(t.binary) > 0 : plan.cases.count(name) > 0;
@@ -270,7 +268,45 @@ Row unreadable_row(const std::vector<ExpectedRow>& table, const Run& run) {
   return r;
 }
 
+// The node a results folder's records describe: the one they name, or where they name more than one (a stray record
+// of another node copied in, two nodes writing one folder) the folder's own name, as scripts/fleet names a node's
+// folder; each record naming another node is then unusable here (an unreadable record's row, under its file name),
+// never a verdict of this node nor the source of its name and facts.
+void set_aside_other_nodes(const std::string& results, std::vector<Run>* runs) {
+  std::set<std::string> named;
+  for (const auto& r : *runs)
+    if (auto it = r.facts.find("node"); r.error.empty() && it != r.facts.end()) named.insert(it->second);
+  if (named.size() < 2) return;
+  std::string folder = results;
+  while (folder.size() > 1 && folder.back() == '/') folder.pop_back();
+  folder = basename_of(folder);
+  for (auto& r : *runs)
+    if (auto it = r.facts.find("node"); r.error.empty() && it != r.facts.end() && it->second != folder)
+      r.error = "run record " + r.file + " is a record of node " + it->second + ", not of " + folder;
+}
+
+// The node's facts: each one every usable record that reports it agrees on (a GPU's index or bus id differs from run
+// to run and is none; a fact only the HIP binaries report is one). What the fleet compares between nodes.
+Facts agreed_facts(const std::vector<Run>& runs) {
+  std::map<std::string, std::set<std::string>> values;
+  for (const auto& r : runs)
+    if (r.error.empty())
+      for (const auto& [k, v] : r.facts) values[k].insert(v);
+  Facts facts;
+  for (const auto& [k, vs] : values)
+    if (vs.size() == 1) facts[k] = *vs.begin();
+  return facts;
+}
+
 }  // namespace
+
+Row row_of_run(const std::vector<ExpectedRow>& table, const Run& run) {
+  const Comparison c = compare_run(table, run);
+  Row r = run_row(run.binary + "." + run.case_name, run, c, c.standing, result_text(c, run));
+  r.evidence = c.row ? c.row->evidence : "no row matches this node";
+  r.issues = case_policy(table, run.binary, run.case_name).threads();
+  return r;
+}
 
 Status run_check(const CheckInputs& in, const std::vector<ExpectedRow>& table, Check* out) {
   Binaries b;
@@ -283,11 +319,11 @@ Status run_check(const CheckInputs& in, const std::vector<ExpectedRow>& table, C
   out->runs = read_runs(in.results);
   std::set<std::string> covered;  // binary.case of every table row
   for (const auto& t : table) covered.insert(t.binary + "." + t.case_name);
-  for (const auto& run : out->runs)
-    if (run.error.empty() && out->summary.node.empty()) out->summary.node = run.facts;
+  set_aside_other_nodes(in.results, &out->runs);
+  out->summary.node = agreed_facts(out->runs);
   for (const auto& run : out->runs)
     if (run.refused)  // not a record the node left (a FIFO, a symlink out of the folder): the suite's input problem
-      problems.push_back("INPUT: " + one_line(run.error));
+      problems.push_back(kInputProblem + one_line(run.error));
     else if (!run.error.empty())
       out->summary.rows.push_back(unreadable_row(table, run));
     else if (!covered.count(run.binary + "." + run.case_name))

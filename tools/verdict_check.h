@@ -38,7 +38,13 @@ struct Check {
 // one "INPUT:" problem naming it (a suite problem to the health check), never a row: the node did not leave it.
 // A binary that cannot list its cases (it crashed, hung, refused; its saved list unreadable) is one "LIST:" problem
 // naming it, counted in listings_failed: the suite's or the binary's problem, never a verdict on the node.
-// Harness status naming the input where --manifest or --plan cannot be read (exit 99).
+// Where the records name more than one node, the folder's name is the node's and each record of another node is an
+// unreadable record's row ("run record F is a record of node N2, not of N1"). summary.node holds the facts every
+// usable record agrees on. Harness status naming the input where --manifest or --plan cannot be read (exit 99).
 vmr::Status run_check(const CheckInputs& in, const std::vector<vmr::ExpectedRow>& table, Check* out);
+
+// The row run_check makes of one readable run of a case the table has: its standing, expected and allowed verdicts,
+// result, evidence and issue labels.
+Row row_of_run(const std::vector<vmr::ExpectedRow>& table, const Run& run);
 
 }  // namespace vmr_tools

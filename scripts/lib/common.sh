@@ -182,6 +182,11 @@ vmr_missing_binaries() {
     [ "$toolchain" = missing ] || { [ "$toolchain" = ok ] && [ -x "$BUILD_DIR/bin/$name" ]; } || echo "$name"
   done
 }
+# Whether bin/manifest.txt is an older build's: a toolchain column neither "ok" nor "missing" (it said "yes"), which
+# vmr_missing_binaries counts as missing. A caller that cannot build says so rather than name its binaries missing.
+vmr_manifest_is_older() {
+  vmr_manifest | awk -F'\t' 'NF > 2 && $3 != "ok" && $3 != "missing" { older = 1 } END { exit !older }'
+}
 
 # The kernel command line. VMR_CMDLINE_FILE is a test seam: tests/redaction.sh names a fabricated command line
 # there (a real /proc/cmdline cannot be chosen); collect-env lists it among the VMR_ variables when it is set.

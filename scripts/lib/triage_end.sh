@@ -100,11 +100,19 @@ judge_and_finish() {
   fi
   # (From summary.json, as every reader of the comparison: never from the console's text.)
   counts=$("$BUILD_DIR/bin/check_expected" --counts "$out/summary.json" 2>/dev/null || true)
+  # The binaries that could not list their cases (the comparison's 99, its LIST: lines above), named on the last line.
+  unlisted=
+  [ "$rc" != 99 ] ||
+    unlisted=$("$BUILD_DIR/bin/check_expected" --unlisted "$out/summary.json" 2>/dev/null | paste -sd, - | sed 's/,/, /g' || true)
   case "$rc" in
     0) outcome="ALL AS EXPECTED (exit 0): ${counts:-?}" ;;
     1) outcome="CHANGED (exit 1): ${counts:-?}; the CHANGED rows above differ from expected/verdicts.md" ;;
     77) outcome="NOTHING RAN (exit 77): no GPU case ran to a verdict here (${counts:-?}; each not-run row says why)" ;;
-    *) outcome="ERROR (exit $rc): the triage could not finish its report (above)" ;;
+    *) if [ -n "$unlisted" ]; then
+         outcome="ERROR (exit $rc): $unlisted could not list its cases (the LIST line above): a suite problem, no verdict on the node; no report"
+       else
+         outcome="ERROR (exit $rc): the triage could not finish its report (above)"
+       fi ;;
   esac
   if [ -n "$unwritten" ]; then
     # The node's CHANGED stays; otherwise an output asked for and missing is not "all as expected" nor "nothing ran".

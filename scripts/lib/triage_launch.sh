@@ -1,5 +1,5 @@
 # scripts/triage's launches: what rounds.txt (tools/plan.h: "k round binary devices cases sharing") says, run.
-# Sourced by the triage, whose globals (out, launches, jobs, extra, BUILD_DIR) they read.
+# Sourced by the triage, whose globals (out, launches, extra, BUILD_DIR) they read; its --jobs cap is an argument.
 
 # The name of a launch's files: <binary>[.<devices>] ("-" for none; "0,1" becomes "0-1", the records' pair key).
 file_of() { if [ "$2" = - ]; then echo "$1"; else echo "$1.${2//,/-}"; fi; }
@@ -27,37 +27,41 @@ launch() {
   echo "$took" >"$out/.took.$k"
 }
 
-# One binary's lines: each round's launches at once (at most $jobs), the rounds in turn.
+# run_rounds CAP LINE...: one binary's lines, each round's launches at once (at most CAP; 0: no cap), the rounds in
+# turn.
 run_rounds() {
-  local lines=("$@") round=-1 running=0 line k r name devices cases
-  for line in "${lines[@]}"; do
+  local cap=$1 round=-1 running=0 line k r name devices cases
+  shift
+  for line in "$@"; do
     read -r k r name devices cases _ <<<"$line"
     if [ "$r" != "$round" ]; then wait; running=0; round=$r; fi
-    if [ "$jobs" -gt 0 ] && [ "$running" -ge "$jobs" ]; then wait; running=0; fi
+    if [ "$cap" -gt 0 ] && [ "$running" -ge "$cap" ]; then wait; running=0; fi
     launch "$k" "$name" "$devices" "$cases" &
     running=$((running + 1))
   done
   wait
 }
 
-# rounds.txt lines, by binary (tools/plan.h, Sharing and binaries_at_once): with every round whole (no --jobs) the
-# binaries marked "together" run side by side, each in its own processes; then the others, one binary at a time
-# (every binary so with --jobs or --serial, which promise at most N runs at once), an "alone" one one launch at a time.
+# run_plan CAP LINE...: rounds.txt lines, by binary (tools/plan.h, Sharing and binaries_at_once), at most CAP launches
+# at once (--jobs, --serial's 1; 0: every round whole). With every round whole the binaries marked "together" run
+# side by side, each in its own processes; then the others, one binary at a time (every binary so under a cap, which
+# promises at most CAP runs at once), an "alone" one one launch at a time.
 run_plan() {
-  local line name sharing group=()
+  local cap=$1 line name sharing group=()
   local -a order=()
   local -A lines_of=() side_by_side=() alone=()
+  shift
   for line in "$@"; do
     read -r _ _ name _ _ sharing <<<"$line"
     [ -n "${lines_of[$name]+x}" ] || order+=("$name")
     lines_of[$name]+="$line"$'\n'
-    if [ "$jobs" = 0 ] && [ "$sharing" = together ]; then side_by_side[$name]=1; fi
+    if [ "$cap" = 0 ] && [ "$sharing" = together ]; then side_by_side[$name]=1; fi
     if [ "$sharing" = alone ]; then alone[$name]=1; fi
   done
   for name in "${order[@]+"${order[@]}"}"; do
     [ -n "${side_by_side[$name]-}" ] || continue
     mapfile -t group <<<"${lines_of[$name]%$'\n'}"
-    run_rounds "${group[@]}" &
+    run_rounds "$cap" "${group[@]}" &
   done
   wait
   for name in "${order[@]+"${order[@]}"}"; do
@@ -65,13 +69,6 @@ run_plan() {
     mapfile -t group <<<"${lines_of[$name]%$'\n'}"
     # An alone binary's own launches one at a time too: KFD counts another launch's ranks as other processes on
     # every GPU (each HSA process opens every GPU), which would make its leak case undecided.
-    if [ "${alone[$name]-}" ]; then
-      local jobs_asked=$jobs
-      jobs=1
-      run_rounds "${group[@]}"
-      jobs=$jobs_asked
-    else
-      run_rounds "${group[@]}"
-    fi
+    if [ "${alone[$name]-}" ]; then run_rounds 1 "${group[@]}"; else run_rounds "$cap" "${group[@]}"; fi
   done
 }
