@@ -30,6 +30,7 @@
 #include "markdown.h"
 #include "prom.h"
 #include "report.h"
+#include "report_html.h"
 #include "run_records.h"
 #include "verdict_check.h"
 
@@ -52,7 +53,8 @@ const char kSynopsis[] =
     "       check_expected --health-line [--summary SUMMARY.json] [--exit N] [--took S] [--overran B] "
     "[--require-gpu]\n"
     "       check_expected --counts SUMMARY.json\n"
-    "       check_expected --from-summary SUMMARY.json [--junit FILE] [--prom FILE --prom-took S --prom-exit N]\n"
+    "       check_expected --from-summary SUMMARY.json [--junit FILE] [--html FILE]\n"
+    "                      [--prom FILE --prom-took S --prom-exit N]\n"
     "       check_expected --publish FILE --from SOURCE\n"
     "       check_expected --md-text TEXT...\n"
     "       check_expected --md-fence FILE [--info WORD]\n";
@@ -75,8 +77,9 @@ const char kModeHelp[] =
     "               exit 0 healthy, 1 unhealthy (or --overran: stopped at B s), 77 no GPU case ran, 99 no summary\n"
     "  --counts     SUMMARY.json's counts as the console's line: \"N OK, N CHANGED, N not run, N table problems\";\n"
     "               exit 99 where it is not a summary of this version\n"
-    "  --from-summary the JUnit file and Prometheus textfile of SUMMARY.json's comparison (--prom-exit: the\n"
-    "               triage's exit code, the outcome); exit 0, or 99 naming what could not be read or written\n"
+    "  --from-summary the JUnit file, report.html (--html: a page of its own, no script, nothing it loads) and\n"
+    "               Prometheus textfile of SUMMARY.json's comparison (--prom-exit: the triage's exit code, the\n"
+    "               outcome); exit 0, or 99 naming what could not be read or written\n"
     "  --publish    FILE gets SOURCE's bytes, written as every output is (atomically; through a link or device);\n"
     "               exit 0, or 99 naming what could not be read or written\n"
     "  --md-text    each TEXT (every word after the flag, as it is) as literal inline Markdown, one line each\n"
@@ -267,21 +270,18 @@ int counts_mode(const std::vector<std::string>& args) {
   return 0;
 }
 
-// --from-summary SUMMARY.json [--junit FILE] [--prom FILE --prom-took S --prom-exit N]: the JUnit file and the
-// Prometheus textfile of a comparison already made (scripts/triage's, after its summary.json), so the comparison runs
-// once. --prom-exit is the triage's exit code, the textfile's outcome. Exit 0, or 99 naming what could not be read or
-// written.
+// --from-summary SUMMARY.json [--junit FILE] [--html FILE] [--prom FILE --prom-took S --prom-exit N]: the JUnit
+// file, the triage's report.html and the Prometheus textfile of a comparison already made (scripts/triage's, after its
+// summary.json), so the comparison runs once. --prom-exit is the triage's exit code, the textfile's outcome. Exit 0, or
+// 99 naming what could not be read or written.
 int from_summary_mode(const std::vector<std::string>& args) {
-  std::string path, junit, prom, took, exit_text;
+  std::string path, junit, html, prom, took, exit_text;
   Flags f;
-  f.values = {{"--from-summary", &path},
-              {"--junit", &junit},
-              {"--prom", &prom},
-              {"--prom-took", &took},
-              {"--prom-exit", &exit_text}};
+  f.values = {{"--from-summary", &path}, {"--junit", &junit},    {"--html", &html},
+              {"--prom", &prom},         {"--prom-took", &took}, {"--prom-exit", &exit_text}};
   PromFacts facts;
   int64_t rc = 0;
-  if (!parse_flags(args, f) || path.empty() || (junit.empty() && prom.empty()) ||
+  if (!parse_flags(args, f) || path.empty() || (junit.empty() && html.empty() && prom.empty()) ||
       (!prom.empty() && (!parse_seconds(took, &facts.took_s) || !parse_int64(exit_text, &rc) || rc < 0 || rc > 255)))
     return usage();
   Summary s;
@@ -289,8 +289,9 @@ int from_summary_mode(const std::vector<std::string>& args) {
   facts.exit_code = int(rc);
   facts.outcome = prom_outcome(int(rc));
   facts.finished_unix = int64_t(std::time(nullptr));
-  return write_reports("check_expected",
-                       {{junit, [&] { return rows_junit(s.rows); }}, {prom, [&] { return prom_textfile(s, facts); }}})
+  return write_reports("check_expected", {{junit, [&] { return rows_junit(s.rows); }},
+                                          {html, [&] { return report_html(s); }},
+                                          {prom, [&] { return prom_textfile(s, facts); }}})
              ? 0
              : 99;
 }

@@ -15,7 +15,7 @@
 // listed apart. A tie for the majority goes to PASS where PASS is among the tied (else to the verdict first in the
 // contract's order) and is reported as a tie. A node's own summary.json counts too: a planned run that left no record
 // (a cell "+ 1 planned run(s) without a record") and the CHANGED rows its triage found make the node differ, its table
-// problems (and a summary that cannot be read) are problems of that node. Writes DIR/fleet.json and DIR/fleet.md,
+// problems (and a summary that cannot be read) are problems of that node. Writes DIR/fleet.json, fleet.md, fleet.html,
 // prints a summary. A file of a node folder that no triage writes (a FIFO, a device, a symlink out of the folder, a
 // file over tools/input_file.h's cap) is refused unread and named: an input problem, in no cell and none of the node's
 // problems. Exit 0 every node answered and agrees; 1 a node differs, did not answer or has a problem; 2 a bad
@@ -29,6 +29,7 @@
 #include "compare.h"
 #include "flags.h"
 #include "fleet.h"
+#include "fleet_html.h"
 #include "report.h"
 #include "run_records.h"
 
@@ -74,6 +75,7 @@ int main(int argc, char** argv) {
   // Every file, then the console; a file that could not be written is named, and the report is not "written".
   const bool written = write_reports("fleet_report", {{o.out + "/fleet.json", [&] { return fleet_json(r); }},
                                                       {o.out + "/fleet.md", [&] { return fleet_md(r); }},
+                                                      {o.out + "/fleet.html", [&] { return fleet_html(r); }},
                                                       {o.junit, [&] { return fleet_junit(r, table); }}});
   std::fputs(fleet_console(r).c_str(), stdout);
   if (!written) return 99;
