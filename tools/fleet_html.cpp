@@ -13,9 +13,9 @@ using namespace vmr;
 
 namespace {
 
-// Why a node comes first: 0 it differs in some case, 1 it did not answer or has a problem, 2 it agrees.
 using Cases = std::map<std::string, std::set<std::string>>;  // node -> the cases it differs in
 
+// Where a node's row goes: 0 it differs in some case, 1 it did not answer or has a problem, 2 it agrees.
 int standing_of(const Node& n, const Cases& differing) {
   if (differing.count(n.name)) return 0;
   return !n.why.empty() || !n.problems.empty() ? 1 : 2;
