@@ -30,6 +30,7 @@
 #include "markdown.h"
 #include "prom.h"
 #include "report.h"
+#include "report_html.h"
 #include "run_records.h"
 #include "verdict_check.h"
 
@@ -51,7 +52,8 @@ const char kSynopsis[] =
     "[--require-gpu]\n"
     "       check_expected --counts SUMMARY.json\n"
     "       check_expected --unlisted SUMMARY.json\n"
-    "       check_expected --from-summary SUMMARY.json [--junit FILE] [--prom FILE --prom-took S --prom-exit N]\n"
+    "       check_expected --from-summary SUMMARY.json [--junit FILE] [--html FILE]\n"
+    "                      [--prom FILE --prom-took S --prom-exit N]\n"
     "                      [--markdown FILE] [--failing-tsv FILE] [--results DIR [--failures-md FILE]\n"
     "                      [--gpus-md FILE] [--backends-ran FILE] [--rocm-md FILE]]\n"
     "       check_expected --publish FILE --from SOURCE\n"
@@ -77,9 +79,10 @@ const char kModeHelp[] =
     "  --counts     SUMMARY.json's counts as the console's line: \"N OK, N CHANGED, N not run, N table problems\";\n"
     "               exit 99 where it is not a summary of this version\n"
     "  --unlisted   the binaries of SUMMARY.json that could not list their cases (a LIST: problem), one a line\n"
-    "  --from-summary the outputs of SUMMARY.json's comparison, never compared again: the JUnit file, the\n"
-    "               Prometheus textfile (--prom-exit: the triage's exit code, the outcome), the verdicts' Markdown,\n"
-    "               the failing runs (--failing-tsv); with --results, from the records for what the summary does\n"
+    "  --from-summary the outputs of SUMMARY.json's comparison, never compared again: the JUnit file, report.html\n"
+    "               (--html: a page of its own, no script, nothing it loads), the Prometheus textfile (--prom-exit:\n"
+    "               the triage's exit code, the outcome), the verdicts' Markdown, the failing runs (--failing-tsv);\n"
+    "               with --results, from the records for what the summary does\n"
     "               not hold: --failures-md (with each rank's last stderr lines), --gpus-md, --backends-ran,\n"
     "               --rocm-md (scripts/bug-report's); exit 0, or 99 naming what could not be read or written (a\n"
     "               summary of another version in one line)\n"
@@ -283,30 +286,25 @@ int unlisted_mode(const std::vector<std::string>& args) {
 }
 
 // --from-summary SUMMARY.json: the outputs of a comparison already made (scripts/triage's summary.json), so the
-// comparison runs once: the JUnit file and Prometheus textfile (--prom-exit is the triage's exit code, the textfile's
-// outcome) after the triage's comparison, and scripts/bug-report's files: what failed from the summary, and from the
-// records of --results only what the summary does not hold (each rank's stderr tail, the GPUs, the backends that
-// ran, ROCm's versions). Exit 0, or 99 naming what could not be read or written.
+// comparison runs once: the JUnit file, report.html and Prometheus textfile (--prom-exit is the triage's exit code, the
+// textfile's outcome) after the triage's comparison, and scripts/bug-report's files: what failed from the summary, and
+// from the records of --results only what the summary does not hold (each rank's stderr tail, the GPUs, the backends
+// that ran, ROCm's versions). Exit 0, or 99 naming what could not be read or written.
 int from_summary_mode(const std::vector<std::string>& args) {
-  std::string path, junit, prom, took, exit_text, markdown, failing_tsv, results, failures, gpus, ran, rocm_md;
+  std::string path, junit, html, prom, took, exit_text, markdown, failing_tsv, results, failures, gpus, ran, rocm_md;
   Flags f;
-  f.values = {{"--from-summary", &path},
-              {"--junit", &junit},
-              {"--prom", &prom},
-              {"--prom-took", &took},
-              {"--prom-exit", &exit_text},
-              {"--markdown", &markdown},
-              {"--failing-tsv", &failing_tsv},
-              {"--results", &results},
-              {"--failures-md", &failures},
-              {"--gpus-md", &gpus},
-              {"--backends-ran", &ran},
+  f.values = {{"--from-summary", &path}, {"--junit", &junit},
+              {"--html", &html},         {"--prom", &prom},
+              {"--prom-took", &took},    {"--prom-exit", &exit_text},
+              {"--markdown", &markdown}, {"--failing-tsv", &failing_tsv},
+              {"--results", &results},   {"--failures-md", &failures},
+              {"--gpus-md", &gpus},      {"--backends-ran", &ran},
               {"--rocm-md", &rocm_md}};
   PromFacts facts;
   int64_t rc = 0;
   if (!parse_flags(args, f) || path.empty() ||
-      (junit.empty() && prom.empty() && markdown.empty() && failing_tsv.empty() && failures.empty() && gpus.empty() &&
-       ran.empty() && rocm_md.empty()) ||
+      (junit.empty() && html.empty() && prom.empty() && markdown.empty() && failing_tsv.empty() && failures.empty() &&
+       gpus.empty() && ran.empty() && rocm_md.empty()) ||
       (!prom.empty() && (!parse_seconds(took, &facts.took_s) || !parse_int64(exit_text, &rc) || rc < 0 || rc > 255)) ||
       (results.empty() && (!failures.empty() || !gpus.empty() || !ran.empty() || !rocm_md.empty())))
     return usage();
@@ -318,6 +316,7 @@ int from_summary_mode(const std::vector<std::string>& args) {
   std::vector<Run> runs;  // the records, read only for what the summary does not hold
   if (!failures.empty() || !gpus.empty() || !ran.empty() || !rocm_md.empty()) runs = read_runs(results);
   return write_reports("check_expected", {{junit, [&] { return rows_junit(s.rows); }},
+                                          {html, [&] { return report_html(s); }},
                                           {prom, [&] { return prom_textfile(s, facts); }},
                                           {markdown, [&] { return verdicts_md(s); }},
                                           {failing_tsv, [&] { return failing_runs_tsv(s); }},

@@ -18,20 +18,21 @@
 // how many of the others differ; facts that differ between nodes with no verdict change are listed apart. A tie for
 // the majority goes to PASS where PASS is among the tied (else to the verdict first in the contract's order) and is
 // reported as a tie. A planned run that left no record (a cell "+ 1 planned run(s) without a record") makes the node
-// differ. Writes DIR/fleet.json and DIR/fleet.md, prints a summary. The input's problems are named once each, in no
-// cell and none of the node's problems: a folder without summary.json (no finished triage's), a summary of another
-// version of the tools, a summary.json that is no file a triage writes (a FIFO, a device, a symlink out of the
-// folder, over tools/input_file.h's cap), a file its triage refused (its summary's INPUT: lines). Exit 0 every node
-// answered and agrees; 1 a node differs, did not answer or has a problem; 2 a bad command line, or one folder given
-// twice (by its real path); 99 no node at all (no NODE_DIR, --nodes naming none), a node list that could not be read
-// or a report that could not be written (each named; no report written), or an input problem (the report written
-// without it).
+// differ. Writes DIR/fleet.json, DIR/fleet.md and DIR/fleet.html (tools/fleet_html.h), prints a summary. The input's
+// problems are named once each, in no cell and none of the node's problems: a folder without summary.json (no finished
+// triage's), a summary of another version of the tools, a summary.json that is no file a triage writes (a FIFO, a
+// device, a symlink out of the folder, over tools/input_file.h's cap), a file its triage refused (its summary's INPUT:
+// lines). Exit 0 every node answered and agrees; 1 a node differs, did not answer or has a problem; 2 a bad command
+// line, or one folder given twice (by its real path); 99 no node at all (no NODE_DIR, --nodes naming none), a node list
+// that could not be read or a report that could not be written (each named; no report written), or an input problem
+// (the report written without it).
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "flags.h"
 #include "fleet.h"
+#include "fleet_html.h"
 #include "report.h"
 
 namespace {
@@ -74,6 +75,7 @@ int main(int argc, char** argv) {
   // Every file, then the console; a file that could not be written is named, and the report is not "written".
   const bool written = write_reports("fleet_report", {{o.out + "/fleet.json", [&] { return fleet_json(r); }},
                                                       {o.out + "/fleet.md", [&] { return fleet_md(r); }},
+                                                      {o.out + "/fleet.html", [&] { return fleet_html(r); }},
                                                       {o.junit, [&] { return fleet_junit(r); }}});
   std::fputs(fleet_console(r).c_str(), stdout);
   if (!written) return 99;

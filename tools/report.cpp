@@ -111,65 +111,29 @@ bool read_count(const JsonValue& v, const char* key, int* out) {
   return true;
 }
 
-// A mesh run (one rank per GPU, "0-1-2-3": every rank imports from every other) fills every ordered pair of its
-// GPUs; a run of one pair then overrides its cell, so the failing pairs are named.
-using Grid = std::map<std::pair<std::string, std::string>, std::string>;  // (rank 0's GPU, rank 1's GPU) -> cell
-// What a cell's figure measures (harness/read_direction.h), said with every matrix.
-// Rows and columns are rank 0's and rank 1's GPUs, not "exporter" and "importer": in the atomics and symmetric cases
-// both ranks export and import.
-constexpr const char* kCellDirection =
-    "a bandwidth is data moving from the row's GPU to the column's (rank 1 reads rank 0's memory)";
-void fill_cells(const std::vector<Row>& rows, std::map<std::string, Grid>* cells,
-                std::map<std::string, std::set<std::string>>* devices) {
-  for (bool mesh_pass : {true, false})
-    for (const auto& r : rows) {
-      std::vector<std::string> ids;
-      for (int id : r.pair.gpus) ids.push_back(std::to_string(id));
-      if (ids.size() < 2 || (ids.size() > 2) != mesh_pass) continue;
-      const std::string metric = first_metric_text(r);
-      const std::string cell = observed_text(r) + (metric.empty() ? "" : " " + metric) +
-                               (r.changed() ? " (CHANGED)" : "") + (mesh_pass ? " (mesh)" : "");
-      if (mesh_pass) {
-        for (const auto& exp : ids)
-          for (const auto& imp : ids)
-            if (exp != imp) (*cells)[r.name][{exp, imp}] = cell;
-      } else {
-        (*cells)[r.name][{ids[0], ids[1]}] = cell;  // rank 0's GPU, rank 1's
-      }
-      for (const auto& id : ids) (*devices)[r.name].insert(id);
-    }
-}
-
-// The diagonal is the same-GPU pair (both ranks on one GPU): shown where it ran, "-" where no run put it there (a
-// mesh has no rank pair on one GPU).
-std::string cell_of(const Grid& grid, const std::string& e, const std::string& i) {
-  auto it = grid.find({e, i});
-  return it != grid.end() ? it->second : e == i ? "-" : "not run";
-}
-
-void matrix_md(std::ostringstream& os, const std::string& name, const Grid& grid, const std::set<std::string>& devs) {
-  os << "\n#### " << md_text(name) << "\n\n| rank 0 \\ rank 1 |";
-  for (const auto& d : devs) os << " GPU " << md_text(d) << " |";
+void matrix_md(std::ostringstream& os, const PairMatrix& m) {
+  os << "\n#### " << md_text(m.name) << "\n\n| rank 0 \\ rank 1 |";
+  for (const auto& d : m.gpus) os << " GPU " << md_text(d) << " |";
   os << "\n| --- |";
-  for (size_t i = 0; i < devs.size(); ++i) os << " --- |";
+  for (size_t i = 0; i < m.gpus.size(); ++i) os << " --- |";
   os << "\n";
-  for (const auto& e : devs) {
+  for (const auto& e : m.gpus) {
     os << "| GPU " + md_text(e) + " |";
-    for (const auto& i : devs)  // (a run's cell is outside text; "-" and "not run" are this report's own words)
-      os << " " << (grid.count({e, i}) ? md_text(cell_of(grid, e, i)) : cell_of(grid, e, i)) << " |";
+    for (const auto& i : m.gpus)  // (a run's cell is outside text; "-" and "not run" are this report's own words)
+      os << " " << (m.cells.count({e, i}) ? md_text(m.text(e, i)) : m.text(e, i)) << " |";
     os << "\n";
   }
 }
 
-void matrix_text(std::ostringstream& os, const std::string& name, const Grid& grid, const std::set<std::string>& devs) {
+void matrix_text(std::ostringstream& os, const PairMatrix& m) {
   os << "\n"
-     << name << " (rows: rank 0's GPU, columns: rank 1's GPU; " << kCellDirection << ")\n"
+     << m.name << " (rows: rank 0's GPU, columns: rank 1's GPU; " << kMatrixCellDirection << ")\n"
      << std::string(12, ' ');
-  for (const auto& d : devs) os << " " << std::left << std::setw(28) << ("GPU " + d);
+  for (const auto& d : m.gpus) os << " " << std::left << std::setw(28) << ("GPU " + d);
   os << "\n";
-  for (const auto& e : devs) {
+  for (const auto& e : m.gpus) {
     os << "  GPU " + e + std::string(e.size() < 6 ? 6 - e.size() : 0, ' ');
-    for (const auto& i : devs) os << " " << std::left << std::setw(28) << cell_of(grid, e, i);
+    for (const auto& i : m.gpus) os << " " << std::left << std::setw(28) << m.text(e, i);
     os << "\n";
   }
 }
@@ -375,21 +339,50 @@ std::string console_table(const Summary& s) {
   return os.str();
 }
 
-std::string matrices(const std::vector<Row>& rows, bool markdown, bool every_case) {
-  std::map<std::string, Grid> cells;
-  std::map<std::string, std::set<std::string>> devices;
-  fill_cells(rows, &cells, &devices);
+std::string PairMatrix::text(const std::string& row, const std::string& column) const {
+  auto it = cells.find({row, column});
+  return it != cells.end() ? it->second.text : row == column ? "-" : "not run";
+}
+
+std::vector<PairMatrix> pair_matrices(const std::vector<Row>& rows, bool every_case) {
+  std::map<std::string, PairMatrix> by_case;  // mesh runs first, then the pairs' own runs over their cells
+  for (bool mesh_pass : {true, false})
+    for (const auto& r : rows) {
+      std::vector<std::string> ids;
+      for (int id : r.pair.gpus) ids.push_back(std::to_string(id));
+      if (ids.size() < 2 || (ids.size() > 2) != mesh_pass) continue;
+      const std::string metric = first_metric_text(r);
+      const MatrixCell cell{observed_text(r) + (metric.empty() ? "" : " " + metric) +
+                                (r.changed() ? " (CHANGED)" : "") + (mesh_pass ? " (mesh)" : ""),
+                            observed_text(r), r.changed()};
+      PairMatrix& m = by_case[r.name];
+      m.name = r.name;
+      if (mesh_pass) {
+        for (const auto& exp : ids)
+          for (const auto& imp : ids)
+            if (exp != imp) m.cells[{exp, imp}] = cell;
+      } else {
+        m.cells[{ids[0], ids[1]}] = cell;  // rank 0's GPU, rank 1's
+      }
+      for (const auto& id : ids) m.gpus.insert(id);
+    }
   std::set<std::string> failed;  // cases with a row that differs or did not pass
   for (const auto& r : rows)
     if (r.changed() || (r.observed && *r.observed != Verdict::Pass && *r.observed != Verdict::Skip))
       failed.insert(r.name);
+  std::vector<PairMatrix> out;
+  for (auto& [name, m] : by_case)
+    if (every_case || m.gpus.size() >= 2 || failed.count(name)) out.push_back(std::move(m));
+  return out;
+}
+
+std::string matrices(const std::vector<Row>& rows, bool markdown, bool every_case) {
   std::ostringstream os;
-  for (const auto& [name, grid] : cells) {
-    if (!every_case && devices[name].size() < 2 && !failed.count(name)) continue;
+  for (const auto& m : pair_matrices(rows, every_case)) {
     if (markdown)
-      matrix_md(os, name, grid, devices[name]);
+      matrix_md(os, m);
     else
-      matrix_text(os, name, grid, devices[name]);
+      matrix_text(os, m);
   }
   return os.str();
 }
@@ -406,7 +399,8 @@ std::string verdicts_md(const Summary& s) {
   if (!threads.empty()) md << "\n### Known regressions these rows point to\n\n" << threads;
   std::string m = matrices(s.rows, true, true);
   if (!m.empty())
-    md << "\n### Rank 0's GPU x rank 1's GPU\n\nRows: rank 0's GPU, columns: rank 1's; " << kCellDirection << ".\n"
+    md << "\n### Rank 0's GPU x rank 1's GPU\n\nRows: rank 0's GPU, columns: rank 1's; " << kMatrixCellDirection
+       << ".\n"
        << m;
   return md.str();
 }

@@ -6,7 +6,9 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -94,6 +96,31 @@ std::string counts_text(const Summary& s);
 // SKIP with its reason), the rows with no run behind them folded into one line per reason ("31 case runs not run
 // (binary not built here): repro_x (5), ..."), then the counts.
 std::string console_table(const Summary& s);
+// One case's rank 0's GPU x rank 1's GPU matrix, the one model the console's, report.md's and report.html's matrices
+// show.
+struct MatrixCell {
+  std::string text;      // "PASS 12.5 GB/s", with " (CHANGED)" and " (mesh)" where they hold
+  std::string observed;  // observed_text of its row: a verdict's name, "-" or "?"
+  bool changed = false;
+};
+struct PairMatrix {
+  std::string name;                                                 // the case
+  std::set<std::string> gpus;                                       // every GPU a run of it used
+  std::map<std::pair<std::string, std::string>, MatrixCell> cells;  // (rank 0's GPU, rank 1's GPU) that ran
+  // A cell's text; the diagonal is the same-GPU pair (both ranks on one GPU): "-" where no run put it there (a mesh
+  // has no rank pair on one GPU), any other pair without a run "not run".
+  std::string text(const std::string& row, const std::string& column) const;
+};
+// What a cell's figure measures (harness/read_direction.h), said with every matrix.
+// Rows and columns are rank 0's and rank 1's GPUs, not "exporter" and "importer": in the atomics and symmetric cases
+// both ranks export and import.
+inline constexpr const char* kMatrixCellDirection =
+    "a bandwidth is data moving from the row's GPU to the column's (rank 1 reads rank 0's memory)";
+// The matrix of every case that ran on GPU pairs, by case name. A mesh run (one rank per GPU, "0-1-2-3": every rank
+// imports from every other) fills every ordered pair of its GPUs; a run of one pair then overrides its cell, so the
+// failing pairs are named. `every_case` false (the console): only the cases that ran on 2 or more GPUs or have a row
+// that differs or did not pass.
+std::vector<PairMatrix> pair_matrices(const std::vector<Row>& rows, bool every_case);
 // Rank 0's GPU x rank 1's GPU matrices for every case that ran on GPU pairs, as text or as Markdown tables.
 // `every_case` false (the console): only the cases that ran on 2 or more GPUs or have a row that differs or did not
 // pass; a one-GPU node's 1x1 matrices of PASS say nothing the table did not.

@@ -78,8 +78,9 @@ judge_and_finish() {
     [ "$written" = 0 ] || unwritten="${junit:+ --junit $junit}${prom:+ --prom $prom}"
   fi
   took=$(seconds_since "$started" %.1f)
-  # report.md: the verdicts of summary.json under this run's facts, written by the tool (one writer, atomic). Where it
-  # cannot be written the triage exits as the tool does (99) and the folder stays INCOMPLETE: it has no report.
+  # report.md: the verdicts of summary.json under this run's facts, written by the tool (one writer, atomic), after
+  # report.html (the same verdicts as a page). Where either cannot be written the triage exits as the tool does (99)
+  # and the folder stays INCOMPLETE: it has no report.
   report=(--report-md "$out/report.md" --summary "$out/summary.json" --launches "$launches" --took "$took"
           --modelled "$modelled" --concurrency "$concurrency")
   for note in "${notes[@]}"; do report+=(--note "$note"); done
@@ -87,7 +88,9 @@ judge_and_finish() {
     # The table could not be read (check_expected said why): there is nothing to report against, so no report, and
     # the exit stays the table's 2, not the missing summary's 99.
     vmr_say "scripts/triage: expected/verdicts.md could not be used (above); no report, $out stays INCOMPLETE"
-  elif [ "$rc" != 99 ] && trap '' INT TERM HUP && "$BUILD_DIR/bin/check_expected" "${report[@]}"; then
+  elif [ "$rc" != 99 ] && trap '' INT TERM HUP &&
+    "$BUILD_DIR/bin/check_expected" --from-summary "$out/summary.json" --html "$out/report.html" &&
+    "$BUILD_DIR/bin/check_expected" "${report[@]}"; then
     # (From the report on, INT, TERM and HUP are ignored by the triage and by every process it starts: a signal to the
     # whole process group, as timeout, Slurm and a terminal send, would otherwise kill the report's writer or a
     # last rm half-way and turn a finished triage into a failed step of its own, INCOMPLETE again.)
