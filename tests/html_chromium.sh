@@ -55,7 +55,7 @@ triage n1 0 SLURMD_NODENAME=n1
 triage odd 1 SLURMD_NODENAME="$hostile_node" HSA_FLEET_TEST_FACT="$hostile_fact" VMR_FORCE_FAIL=repro_host_shm.atomics
 triage n3 0 SLURMD_NODENAME=n3
 mkdir -p "$work/fleet" && printf 'n1\nn3\nn4\n' >"$work/fleet/nodes.txt"
-"$build/bin/fleet_report" --table "$repo/expected/verdicts.md" --out "$work/fleet" --nodes "$work/fleet/nodes.txt" \
+"$build/bin/fleet_report" --out "$work/fleet" --nodes "$work/fleet/nodes.txt" \
   "$work/nodes"/* >"$work/fleet.out" 2>&1
 rc=$?
 [ $rc = 1 ] || fail "fleet_report over a differing node: exit $rc, want 1: $(cat "$work/fleet.out")"
@@ -63,7 +63,7 @@ rc=$?
 
 # 4's fleet, made while nothing else runs: 500 nodes x 30 cases.
 python3 "$repo/tests/fleet_synth.py" --nodes 500 --cases 30 --out "$work/synth" || fail "tests/fleet_synth.py failed"
-"$build/bin/fleet_report" --table "$work/synth/table.md" --out "$work/synth" "$work/synth/nodes"/* >"$work/synth.out" 2>&1
+"$build/bin/fleet_report" --out "$work/synth" "$work/synth/nodes"/* >"$work/synth.out" 2>&1
 [ $? = 1 ] && [ -s "$work/synth/fleet.html" ] || fail "fleet_report over the synthetic fleet: $(tail -3 "$work/synth.out")"
 
 # Every page in Chromium at once (each browser is mostly waiting on its own start).
