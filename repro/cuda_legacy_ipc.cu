@@ -76,7 +76,7 @@ Status legacy_read(RankContext& ctx, const SizeStep& step) {
   VMR_TRY(share(ctx, own, size, &peers));
   ctx.phase_done("exchange");
   VMR_TRY(verify_peer_reads(ctx, spans_of_mappings(peers), own_sum));
-  VMR_TRY(probe_round(ctx, own.span(), spans_of_mappings(peers), step.probe_words, step.label));
+  VMR_TRY(probe_round(ctx, own.span(), spans_of_mappings(peers), step.probe_words));
   ctx.phase_done("verify");
   VMR_TRY(vmr_cuda::peer_read_bandwidth(ctx, spans_of_mappings(peers), size));
   ctx.phase_done("run");

@@ -120,7 +120,7 @@ Status sweep_step(RankContext& ctx, const RankState& state, const SizeStep& step
   std::vector<Block> peers;
   VMR_TRY(exchange(ctx, state.cuda, fd, size, &peers));
   VMR_TRY(verify_peer_reads(ctx, spans_of(peers), own_sum));
-  VMR_TRY(probe_round(ctx, own.span(), spans_of(peers), step.probe_words, step.label));
+  VMR_TRY(probe_round(ctx, own.span(), spans_of(peers), step.probe_words));
   AtomicsRound round;
   VMR_TRY(atomics_across(ctx, own.span(), spans_of(peers), step, "remote_system_atomics_per_s_" + step.key, &round));
   ctx.info("size_sweep_" + step.key,

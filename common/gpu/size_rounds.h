@@ -39,9 +39,9 @@ inline u64 probe_marker(int writer, size_t word) { return ~pattern_word(u64(writ
 
 // The owner's probe words (its memory holds its pattern): every peer reads each through its own mapping and must
 // see the owner's pattern word; then the next rank after each owner writes a marker into each through its mapping,
-// and the owner reads them back from its own. Failures name the word and its byte offset.
+// and the owner reads them back from its own. Failures name the word and its byte offset (the caller, the size).
 inline Status probe_round(vmr::RankContext& ctx, const Span& own, const std::vector<Span>& peers,
-                          const std::vector<size_t>& words, const std::string& label) {
+                          const std::vector<size_t>& words) {
   const auto at = [](size_t w) { return "word " + std::to_string(w) + " (byte offset " + std::to_string(w * 8) + ")"; };
   std::vector<u64> got;
   for (int j = 0; j < ctx.ranks(); ++j) {
@@ -49,7 +49,7 @@ inline Status probe_round(vmr::RankContext& ctx, const Span& own, const std::vec
     for (size_t w : words) {
       VMR_TRY(read_words(peers[j], w, 1, &got));
       if (got[0] != pattern_word(u64(j), w))
-        return Status::fail(label + ": " + at(w) + " of rank " + std::to_string(j) +
+        return Status::fail(at(w) + " of rank " + std::to_string(j) +
                             "'s memory read through this rank's mapping holds " + std::to_string(got[0]) +
                             ", the owner wrote " + std::to_string(pattern_word(u64(j), w)));
     }
@@ -61,15 +61,15 @@ inline Status probe_round(vmr::RankContext& ctx, const Span& own, const std::vec
   for (size_t w : words) {
     VMR_TRY(read_words(own, w, 1, &got));
     if (got[0] != probe_marker(writer, w))
-      return Status::fail(label + ": " + at(w) + " that rank " + std::to_string(writer) +
-                          " wrote through its mapping holds " + std::to_string(got[0]) + " in the owner's memory, " +
-                          "expected " + std::to_string(probe_marker(writer, w)));
+      return Status::fail(at(w) + " that rank " + std::to_string(writer) + " wrote through its mapping holds " +
+                          std::to_string(got[0]) + " in the owner's memory, " + "expected " +
+                          std::to_string(probe_marker(writer, w)));
   }
   return ctx.mesh().barrier("probes-checked");
 }
 
 // System-scope atomics on the step's counters (across its highest boundary) of every peer's memory, exact in every
-// owner's; the rate as the metric `rate_metric`. A wrong count is a FAIL naming the step.
+// owner's; the rate as the metric `rate_metric`. A wrong count is a FAIL naming the counters' words.
 inline Status atomics_across(vmr::RankContext& ctx, const Span& own, const std::vector<Span>& peers,
                              const SizeStep& step, const std::string& rate_metric, AtomicsRound* round) {
   Span own_counters;
@@ -83,7 +83,7 @@ inline Status atomics_across(vmr::RankContext& ctx, const Span& own, const std::
   round->rate_metric = rate_metric;
   VMR_TRY(remote_atomics_round(ctx, own_counters, peer_counters, true, "atomics-" + step.key, round));
   if (!round->mismatch.empty())
-    return Status::fail(step.label + ": system-scope atomics on words [" + std::to_string(step.counters_first) + ", " +
+    return Status::fail("system-scope atomics on words [" + std::to_string(step.counters_first) + ", " +
                         std::to_string(step.counters_first + step.counters) + "): " + round->mismatch);
   return Status::pass();
 }
