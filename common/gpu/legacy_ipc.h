@@ -9,7 +9,8 @@
 //   - at run time, legacy_ipc_export asks the runtime what the pointer is (legacy_ipc_export_check) and refuses
 //     anything it does not positively know to be plain memory as a HARNESS verdict, the IPC call never made; the
 //     backend's raw export is private, befriended to legacy_ipc_export only (tests/test_legacy_ipc.cpp).
-// Only files named *legacy_ipc* name the IPC export call (tests/legacy_ipc_guard.cmake greps the tree for it).
+// Only the backends' guard headers (common/<backend>/*legacy_ipc.h) name the IPC export call, and the standalone
+// minimal files (tests/legacy_ipc_guard.cmake greps the tree for it).
 //
 // A backend: struct B {
 //   using PlainAllocator = ...;  using IpcHandle = ...;                  // its plain allocator, its IPC handle type
