@@ -20,9 +20,11 @@
 
 #include "cuda/cuda_api.h"
 #include "cuda/cuda_memory_meter.h"
+#include "cuda/cuda_peer_bandwidth.h"
 #include "cuda/cuda_rank.h"
 #include "cuda/cuda_vmem.h"
 #include "gpu/gpu_host.h"
+#include "gpu/size_rounds.h"
 #include "gpu/vmem_share.h"
 #include "harness/harness.h"
 #include "harness/open_fds.h"
@@ -40,6 +42,7 @@ using vmr_cuda::Block;
 using vmr_cuda::Handle;
 using vmr_cuda::Mapping;
 using vmr_cuda::MemoryMeter;
+using vmr_cuda::peer_read_bandwidth;
 using vmr_cuda::Reservation;
 
 using RankState = vmr_cuda::RankState;  // what describe() learns once per rank and every case reads
@@ -51,7 +54,7 @@ Status describe(RankContext& ctx, RankState* state) { return vmr_cuda::describe_
 constexpr size_t kReadBytes = size_t(256) << 20;
 
 Status case_read(RankContext& ctx, const RankState& state) {
-  const size_t size = read_plan(state.granule, kReadBytes).bytes, n = size / sizeof(u64);
+  const size_t size = read_plan(state.granule, kReadBytes).bytes;
   Block own;
   UniqueFd fd;
   VMR_TRY(allocate_exported(state.cuda, size, &own, &fd));
@@ -67,56 +70,9 @@ Status case_read(RankContext& ctx, const RankState& state) {
   VMR_TRY(verify_peer_reads(ctx, spans_of(peers), own_sum));
   ctx.phase_done("verify");
 
-  // Bandwidth of reading the source rank's memory (harness/read_direction.h: rank 1 reads rank 0's, data moving
-  // from the exporter's GPU to the importer's): a kernel (best of a few grid sizes), and the copy engine
-  // (cuMemcpyDtoD) on the same buffer in the same run. One rank at a time, so that no other rank's traffic shares
-  // the link: each figure is one direction's.
-  const int source = vmr::read_source_rank(ctx.rank(), ctx.ranks());
-  DeviceBuffer<u64> local, cell;
-  VMR_TRY(local.alloc(n));
-  VMR_TRY(cell.alloc(1));
-  const Span src = peers[source].span();
-  VMR_TRY(guard(src, 0, n, "k_checksum (bandwidth)"));
-  int sms = 0;
-  VMR_GPU_TRY(cudaDeviceGetAttribute, &sms, cudaDevAttrMultiProcessorCount, ctx.device());
-  double kernel_s = 1e30, copy_s = 0;
-  int best_blocks = 0;
-  for (int turn = 0; turn < ctx.ranks(); ++turn) {
-    if (turn == ctx.rank()) {
-      for (int per_sm : {1, 2, 4, 8}) {
-        double t = 0;
-        VMR_TRY(time_best(
-            5,
-            [&] {
-              k_checksum<<<sms * per_sm, kThreads>>>(reinterpret_cast<const ulonglong2*>(src.p), size / 16, cell.p);
-              return Status::pass();
-            },
-            &t));
-        if (t < kernel_s) kernel_s = t, best_blocks = sms * per_sm;
-      }
-      VMR_TRY(time_best(
-          5,
-          [&] {
-            VMR_CU_TRY(api.cuMemcpyDtoD, reinterpret_cast<CUdeviceptr>(local.p), reinterpret_cast<CUdeviceptr>(src.p),
-                       size);
-            return Status::pass();
-          },
-          &copy_s));
-    }
-    VMR_TRY(ctx.mesh().barrier("bandwidth-turn-" + std::to_string(turn)));
-  }
-  ctx.info("peer_read_kernel_grid", std::to_string(best_blocks) + " blocks x " + std::to_string(kThreads) + " threads");
-  // Every rank's figures, each with its direction: the other direction of a pair is in rank 0's facts.
-  ctx.info("read_direction", vmr::read_direction(ctx.rank(), ctx.devices(), true));
-  ctx.info("peer_read_GBps",
-           "kernel " + vmr::format_double(size / kernel_s / 1e9) + ", copy " + vmr::format_double(size / copy_s / 1e9));
+  VMR_TRY(peer_read_bandwidth(ctx, spans_of(peers), size));  // one rank at a time: each figure one direction's
   ctx.phase_done("run");
   VMR_TRY(ctx.mesh().barrier("read-done"));  // owners keep their memory until every peer is done
-  if (ctx.rank() == vmr::kBandwidthRank) {   // the case's figures: data from devices[0] to devices[1]
-    ctx.metric("peer_read_kernel_GBps", size / kernel_s / 1e9, "GB/s");
-    ctx.metric("peer_read_copy_GBps", size / copy_s / 1e9, "GB/s");
-    ctx.metric("kernel_over_copy_bandwidth", copy_s / kernel_s, "ratio");
-  }
   return Status::pass(std::to_string(size >> 20) +
                       " MiB of every rank read exactly by every peer (pattern and checksum)");
 }
@@ -146,6 +102,56 @@ Status case_atomics(RankContext& ctx, const RankState& state) {
                       std::to_string(sys.expect) + " (" + std::to_string(ctx.ranks() - 1) + " peers x " +
                       std::to_string(kBlocks * kThreads) + " threads x " + std::to_string(sys.adds_per_thread) +
                       " adds / counters); device scope " + (dev.mismatch.empty() ? "exact" : "NOT exact"));
+}
+
+// --- sizes past 2^31 and 2^32 bytes (gpu/size_plans.h size_sweep_plan; rocm-systems#4114, iris#532) ---------------
+
+// One step of the sweep: the owner's step.plan.bytes exported, imported and mapped by every peer, read whole
+// (pattern and checksum), the probe words either side of 2^31 and 2^32 bytes read and written back across the
+// processes, and system-scope atomics across the highest boundary inside. Every failure names the step.
+Status sweep_step(RankContext& ctx, const RankState& state, const SizeStep& step) {
+  const size_t size = step.plan.bytes;
+  const std::string problem = plan_problem(step.plan, state.granule);
+  if (!problem.empty()) return Status::harness("suite bug: the " + step.label + " step's plan: " + problem);
+  Block own;
+  UniqueFd fd;
+  u64 own_sum = 0;
+  VMR_TRY(owner_with_pattern(ctx, state.cuda, size, &own, &fd, &own_sum));
+  std::vector<Block> peers;
+  VMR_TRY(exchange(ctx, state.cuda, fd, size, &peers));
+  VMR_TRY(verify_peer_reads(ctx, spans_of(peers), own_sum));
+  VMR_TRY(probe_round(ctx, own.span(), spans_of(peers), step.probe_words));
+  AtomicsRound round;
+  VMR_TRY(atomics_across(ctx, own.span(), spans_of(peers), step, "remote_system_atomics_per_s_" + step.key, &round));
+  ctx.info("size_sweep_" + step.key,
+           std::to_string(size) + " bytes per rank: read exact, " + std::to_string(step.probe_words.size()) +
+               " probe words to byte offset " + std::to_string(step.probe_words.back() * 8) + ", " +
+               std::to_string(round.counters) + " counters from word " + std::to_string(step.counters_first) +
+               " exact at " + std::to_string(round.expect));
+  return ctx.mesh().barrier("step-" + step.key + "-done");  // owners keep their memory until every peer is done
+}
+
+Status case_size_sweep(RankContext& ctx, const RankState& state) {
+  std::vector<std::string> passed, skipped;
+  for (const SizeStep& step : size_sweep_plan(state.granule, AtomicsRound::kCounters)) {
+    const Status fit = agree_fit(ctx, step.label, step.plan.bytes);
+    if (fit.verdict == vmr::Verdict::Skip) {
+      skipped.push_back(fit.detail);
+      continue;
+    }
+    VMR_TRY(fit);
+    const Status done = sweep_step(ctx, state, step);
+    if (!done.ok()) return {done.verdict, step.label + " per rank: " + done.detail};
+    VMR_TRY(ctx.mesh().barrier("step-" + step.key + "-released"));  // freed everywhere before the next plan
+    ctx.phase_done("step-" + step.key);
+    passed.push_back(step.label);
+  }
+  const std::string ran = passed.empty() ? "no step ran" : vmr::join(passed, ", ") + " per rank exact";
+  if (!skipped.empty()) return Status::skip(vmr::join(skipped, "; ") + " (" + ran + ")");
+  return Status::pass(ran +
+                      ": exported, imported, mapped, read whole, probe words either side of 2^31 and 2^32 "
+                      "bytes read and written back across processes, system-scope atomics across the highest "
+                      "boundary");
 }
 
 // --- the power-of-two allocator's VA life cycle (line for line as repro/pow2_remap.hip) ----------------------------
@@ -515,6 +521,10 @@ int main(int argc, char** argv) {
           {"read", "every peer reads each owner's 256 MiB exactly; kernel vs cuMemcpyDtoD peer bandwidth", case_read},
           {"atomics", "every rank adds into every peer's counters at system scope (exact); device scope as info",
            case_atomics},
+          {"size-sweep",
+           "1 GiB, 2 GiB + 1 granule, 4 GiB + 1 granule per rank: read, probes past 2^31 and 2^32 bytes, atomics "
+           "across them; SKIP naming a size that does not fit",
+           case_size_sweep, 300},
           {"remap", "pow2 allocator: remap a block at the same VA, set access from the base; data exact", case_remap},
           {"set-access-subrange",
            "cuMemSetAccess(base + g, 2g) on a second block twice the first's size (ROCm 7.0 to 7.2 reject it)",

@@ -22,6 +22,7 @@ using vmr::RankContext;
 using vmr::Status;
 using vmr::UniqueFd;
 using namespace vmr_gpu;
+using vmr_cuda::api;
 using vmr_cuda::Block;
 
 using RankState = vmr_cuda::RankState;  // what describe() learns once per rank and every case reads
@@ -288,6 +289,100 @@ Status case_set_access_sizes(RankContext& ctx, const RankState& state) {
 
 // twin-end(access)
 
+// --- host memory shared as VMem (rocm-systems#10232: an imported system-memory dma-buf mapped on one GPU only;
+// #8971/#9359: host-location VMem compiled and failed at run time before ROCm 7.2) ------------------------------------
+
+constexpr size_t kHostLocationBytes = size_t(64) << 20;
+// CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED (145) by number: CUDA 13 headers name it, older ones do
+// not, and a driver that does not know it answers CUDA_ERROR_INVALID_VALUE.
+constexpr CUdevice_attribute kHostVmmAttribute = CUdevice_attribute(145);
+
+// The host location the driver offers shareable VMem at on this device, or none (prop->location stays the device's);
+// *support says what the driver answered. CU_MEM_LOCATION_TYPE_HOST is "not IPC capable": cuMemCreate refuses it any
+// handle type (CUDA_ERROR_INVALID_VALUE; cuda.h, cuMemCreate; seen on the H200, driver 580.159.04), so the one host
+// location a POSIX fd can share is Host NUMA, at the device's nearest node (0 where the system has no NUMA).
+Status host_location(int device, CUmemAllocationProp* prop, std::string* support) {
+  CUdevice dev;
+  VMR_CU_TRY(api.cuDeviceGet, &dev, device);
+  int host = 0, host_numa = 0, numa_id = -1;
+  const CUresult on_host = api.cuDeviceGetAttribute(&host, kHostVmmAttribute, dev);
+  const CUresult on_numa =
+      api.cuDeviceGetAttribute(&host_numa, CU_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, dev);
+  const CUresult numa = api.cuDeviceGetAttribute(&numa_id, CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID, dev);
+  const auto answer = [](CUresult r, int v, const char* name) {
+    return r == CUDA_SUCCESS ? std::to_string(v) : api.error(std::string("cuDeviceGetAttribute(") + name + ")", r);
+  };
+  *support = "HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED " +
+             answer(on_numa, host_numa, "HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED") + ", HOST_NUMA_ID " +
+             answer(numa, numa_id, "HOST_NUMA_ID") + ", HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED " +
+             answer(on_host, host, "145") + " (Host allocations are not IPC capable)";
+  *prop = vmr_cuda::pinned_fd_prop(device);
+  if (on_numa == CUDA_SUCCESS && host_numa) {
+    prop->location.type = CU_MEM_LOCATION_TYPE_HOST_NUMA;
+    prop->location.id = numa == CUDA_SUCCESS && numa_id >= 0 ? numa_id : 0;
+  }
+  return Status::pass();
+}
+
+// Each rank's host-location VMem (POSIX-fd handle), written by its own GPU, exported; every peer imports it, maps it
+// twice (two VAs of one process on its GPU) and reads the owner's pattern through both: with --devices 0,1 two GPUs
+// map one host allocation, with --devices 0,0 the same GPU holds it from two processes.
+Status case_host_location(RankContext& ctx, const RankState& state) {
+  CUmemAllocationProp prop{};
+  std::string support;
+  VMR_TRY(host_location(ctx.device(), &prop, &support));
+  ctx.info("host_vmm_support", support);
+  const bool offered = prop.location.type != CU_MEM_LOCATION_TYPE_DEVICE;
+  VMR_TRY(ctx.agree(offered
+                        ? Status::pass()
+                        : Status::skip("GPU " + std::to_string(ctx.device()) +
+                                       ": the driver offers no shareable host location for VMem (" + support + ")")));
+  const std::string where = "CU_MEM_LOCATION_TYPE_HOST_NUMA " + std::to_string(prop.location.id);
+  ctx.info("host_location", where);
+  size_t g = 0;
+  CUresult r = api.cuMemGetAllocationGranularity(&g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
+  const size_t size = r == CUDA_SUCCESS ? read_plan(g, kHostLocationBytes).bytes : 0;
+  Block own;
+  std::string refusal = r == CUDA_SUCCESS ? "" : api.error("cuMemGetAllocationGranularity", r);
+  if (r == CUDA_SUCCESS) {
+    r = api.cuMemCreate(&own.mem.h, size, &prop, 0);
+    own.mem.valid = r == CUDA_SUCCESS;
+    if (r != CUDA_SUCCESS) refusal = api.error("cuMemCreate", r);
+  }
+  // The driver's own answer where it offers the location yet refuses it with a POSIX-fd handle type.
+  VMR_TRY(ctx.agree(refusal.empty()
+                        ? Status::pass()
+                        : Status::skip(where + " with a POSIX-fd handle refused: " + refusal + " (" + support + ")")));
+  ctx.info("host_location_granularity", std::to_string(g));
+  VMR_TRY(state.cuda.reserve(size, &own.range));
+  VMR_TRY(state.cuda.map(own.range.va, size, own.mem, &own.map));
+  VMR_TRY(state.cuda.grant_own(own.range.va, size));
+  VMR_TRY(fill_pattern(own.span(), ctx.rank(), "the owner's host-location memory"));
+  u64 own_sum = 0;
+  VMR_TRY(checksum(own.span(), &own_sum));
+  UniqueFd fd;
+  VMR_TRY(state.cuda.export_fd(own.mem, &fd));
+  ctx.phase_done("setup");
+  std::vector<Block> peers;
+  VMR_TRY(exchange(ctx, state.cuda, fd, size, &peers));
+  ctx.phase_done("exchange");
+  VMR_TRY(verify_peer_reads(ctx, spans_of(peers), own_sum));
+  for (int j = 0; j < ctx.ranks(); ++j) {  // the same import mapped again at a second VA of this process
+    if (j == ctx.rank()) continue;
+    vmr_cuda::Reservation again;
+    vmr_cuda::Mapping second;
+    VMR_TRY(state.cuda.reserve(size, &again));
+    VMR_TRY(state.cuda.map(again.va, size, peers[j].mem, &second));
+    VMR_TRY(state.cuda.grant_own(again.va, size));
+    VMR_TRY(verify_pattern(second.span(), j, "rank " + std::to_string(j) + "'s host memory at a second VA"));
+  }
+  ctx.phase_done("verify");
+  VMR_TRY(ctx.mesh().barrier("read-done"));  // owners keep their memory until every peer is done
+  return Status::pass(std::to_string(size >> 20) + " MiB of " + where +
+                      " VMem per rank, written by its GPU, exported as a POSIX fd; every peer read it exactly "
+                      "through two mappings");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -299,6 +394,10 @@ int main(int argc, char** argv) {
           {"grant-owner-first", "own memory granted to its GPU, then to another; each GPU reads what the other wrote",
            case_grant_owner_first},
           {"grant-owner-last", "the same, the owner's GPU granted last (XLA's workaround)", case_grant_owner_last},
+          {"host-location",
+           "host-NUMA-location VMem exported as a POSIX fd, imported and mapped twice by every peer, each reading "
+           "the owner's pattern",
+           case_host_location},
           {"host-access-imported",
            "cuMemSetAccess with a Host location on a local, then an imported handle; the "
            "host reads the pattern",

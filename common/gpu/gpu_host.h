@@ -247,14 +247,15 @@ struct AtomicsRound {
   u64 counters = kCounters;
   u64 adds_per_thread = 64;  // kBlocks * kThreads * adds_per_thread must be a multiple of counters
   u64 expect = 0;            // out: what every counter must hold
-  double secs = 0;           // out: this rank's time to launch and finish its adds
-  std::string mismatch;      // out: the first counter that was not exact, empty when all were
+  std::string rate_metric = "remote_system_atomics_per_s";  // a case of several rounds names each its own
+  double secs = 0;                                          // out: this rank's time to launch and finish its adds
+  std::string mismatch;  // out: the first counter that was not exact, empty when all were
 };
 
 // `atomics`: every rank zeroes its counters, adds into every peer's (system or device scope), and checks its own
 // exactly. A wrong count is reported in round->mismatch (the caller decides whether it drives the verdict); a
-// failed call is the returned Status. A system-scope round reports the metric remote_system_atomics_per_s: every
-// rank's adds over the slowest rank's time.
+// failed call is the returned Status. A system-scope round reports the metric round->rate_metric
+// (remote_system_atomics_per_s unless the case names another): every rank's adds over the slowest rank's time.
 inline Status remote_atomics_round(vmr::RankContext& ctx, const Span& own, const std::vector<Span>& peers,
                                    bool system_scope, const std::string& label, AtomicsRound* round) {
   VMR_TRY(zero_words(own, 0, round->counters));
@@ -272,7 +273,7 @@ inline Status remote_atomics_round(vmr::RankContext& ctx, const Span& own, const
     double slowest = 0;
     VMR_TRY(ctx.max_over_ranks(round->secs, &slowest));
     const double adds = double(ctx.ranks()) * (ctx.ranks() - 1) * kBlocks * kThreads * round->adds_per_thread;
-    ctx.metric("remote_system_atomics_per_s", adds / slowest, "ops/s");
+    ctx.metric(round->rate_metric, adds / slowest, "ops/s");
   }
   return Status::pass();
 }
