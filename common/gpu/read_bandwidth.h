@@ -76,14 +76,14 @@ inline Status measure_peer_read(vmr::RankContext& ctx, const Span& src, const st
       if (!copy) {
         out->no_copy = no_copy_reason;
       } else {
-        Status copied = time_best(
+        const Status copied = time_best(
             5, [&] { return copy(src, into); }, &out->copy_s);
         forget_stale_error();  // a failed copy is this figure's, never the next call's
         u64 want = 0, got = 0;
-        if (copied.ok()) copied = checksum(src, &want);
-        if (copied.ok()) copied = checksum(into, &got);
-        if (!copied.ok())
-          out->no_copy = copied.detail;
+        const Status source_sum = copied.ok() ? checksum(src, &want) : copied;
+        const Status copy_sum = source_sum.ok() ? checksum(into, &got) : source_sum;
+        if (!copy_sum.ok())
+          out->no_copy = copy_sum.detail;
         else if (got != want)
           out->no_copy = "the copy left a checksum of " + std::to_string(got) + " where the source's is " +
                          std::to_string(want) + ": its time measures no real copy";
