@@ -17,7 +17,8 @@
 #include <drm/drm.h>
 #define VMR_HAVE_DRM_UAPI 1
 #endif
-#if __has_include(<linux/kfd_ioctl.h>)
+// kfd_ioctl.h includes <drm/drm.h>, which Debian 12 does not install: both, or neither.
+#if __has_include(<drm/drm.h>) && __has_include(<linux/kfd_ioctl.h>)
 #include <linux/kfd_ioctl.h>  // after <linux/types.h> (above): Debian 12's uses __u32 without including it
 #define VMR_HAVE_KFD_UAPI 1
 #endif
