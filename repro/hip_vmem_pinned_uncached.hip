@@ -18,10 +18,12 @@
 #include <vector>
 
 #include "amd/hip_rank.h"
+#include "amd/hip_read_bandwidth.h"
 #include "amd/hip_vmem.h"
 #include "gpu/gpu_host.h"
 #include "gpu/vmem_share.h"
 #include "harness/harness.h"
+#include "harness/read_direction.h"
 
 #ifndef VMR_UNCACHED
 #error "build with -DVMR_UNCACHED=0 (pinned) or -DVMR_UNCACHED=1 (uncached)"
@@ -94,6 +96,8 @@ Status case_read(RankContext& ctx, const RankState& state) {
   ctx.phase_done("exchange");
   VMR_TRY(verify_peer_reads(ctx, spans_of(peers), own_sum));
   ctx.phase_done("verify");
+  VMR_TRY(vmr_hip::peer_read_bandwidth(ctx, peers[vmr::read_source_rank(ctx.rank(), ctx.ranks())].span()));
+  ctx.phase_done("run");
   VMR_TRY(ctx.mesh().barrier("read-done"));
   return Status::pass(std::to_string(size >> 20) + " MiB of HIP VMem (" + kTypeName +
                       ") of every rank read exactly by every peer");

@@ -12,6 +12,9 @@
 //                         (rocm-systems PR #4363, backported by ROCm/mori)
 //   handles-fd-limit      many handles under a low RLIMIT_NOFILE (one dma-buf fd held per handle caps VMem under
 //                         the stock `ulimit -n`: rocm-systems#10604)
+//   map-one-granule       one granule reserved, created, mapped and granted to its own GPU, then written and read:
+//                         ROCm 7.14 userspace waits forever in hipMemSetAccess on an amdgpu DRM interface older than
+//                         3.64 (rocm-systems#9820); HIP only (no export, nothing for the CUDA twin to compare)
 #include <fcntl.h>
 #include <hip/hip_runtime.h>
 #include <sys/resource.h>
@@ -222,6 +225,24 @@ Status case_handles_fd_limit(RankContext& ctx, const RankState& state) {
 
 // twin-end(regressions)
 
+// rocm-systems#9820's own reproducer, in each rank alone: the grant is the call that waits forever where 7.14's
+// libhsakmt waits for a GEM_VA timeline point an amdgpu DRM interface older than 3.64 never signals. The describe
+// step reported the interface (amdgpu_drm_version) and hang_context before its own first grant, so a HANG here, or
+// in describe, names it (harness/rank_record.h).
+Status case_map_one_granule(RankContext& ctx, const RankState& state) {
+  Block own;
+  VMR_TRY(state.hip.create(state.granule, &own.mem));
+  VMR_TRY(state.hip.reserve(state.granule, &own.range));
+  VMR_TRY(state.hip.map(own.range.va, state.granule, own.mem, &own.map));
+  ctx.phase_done("setup");
+  VMR_TRY(state.hip.set_access(own.range.va, state.granule, {ctx.device()}));
+  ctx.phase_done("run");
+  VMR_TRY(write_and_check(own.span(), ctx.rank(), "one granule after hipMemSetAccess"));
+  ctx.phase_done("verify");
+  return Status::pass("one granule (" + std::to_string(state.granule) +
+                      " bytes) mapped, granted to its own GPU and read back exactly");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -238,6 +259,8 @@ int main(int argc, char** argv) {
            case_unmap_leak},
           {"handles-fd-limit", "256 one-granule handles under RLIMIT_NOFILE of the open fds + 64",
            case_handles_fd_limit},
+          {"map-one-granule", "one granule mapped and granted to its own GPU, then written and read (#9820's hang)",
+           case_map_one_granule},
       },
       vmr_amd::count_devices};
   return vmr::repro_main(binary, argc, argv);

@@ -305,6 +305,37 @@ TEST(DecideVerdict, UnkillableRankIsHangWithWchan) {
   EXPECT_NE(r.detail.find("did not die (state D, wchan amdgpu_amdkfd_wait)"), std::string::npos) << r.detail;
 }
 
+// A HANG names what the hung ranks reported could explain it (the amdgpu DRM interface of rocm-systems#9820), once
+// per distinct value, and only from ranks the deadline killed.
+TEST(DecideVerdict, HangQuotesTheKilledRanksHangContextOnce) {
+  CaseResult r;
+  r.ranks.resize(3);
+  const std::string drm = "amdgpu DRM interface 3.61.0 (/dev/dri/renderD128), older than 3.64";
+  for (int i = 0; i < 3; ++i) {
+    r.ranks[i].rank = i;
+    r.ranks[i].reaped = true;
+    r.ranks[i].exit.signaled = true;
+    r.ranks[i].exit.signal = SIGTERM;
+    r.ranks[i].killed = i < 2 ? KilledBy::Deadline : KilledBy::AfterDeath;
+    r.ranks[i].record.info = {{"rocm_release", "7.14.0"}, {std::string(kHangContextFact), i < 2 ? drm : "not mine"}};
+  }
+  r.deadline_passed = true;
+  decide_verdict(&r, 10);
+  EXPECT_EQ(r.verdict, Verdict::Hang);
+  const size_t at = r.detail.find(drm);
+  EXPECT_NE(at, std::string::npos) << r.detail;
+  EXPECT_EQ(r.detail.find(drm, at + 1), std::string::npos) << "said twice: " << r.detail;
+  EXPECT_EQ(r.detail.find("not mine"), std::string::npos) << r.detail;
+
+  CaseResult quiet;  // a hang with no such fact reads as before
+  quiet.ranks.resize(1);
+  quiet.ranks[0].killed = KilledBy::Deadline;
+  quiet.ranks[0].reaped = true;
+  quiet.deadline_passed = true;
+  decide_verdict(&quiet, 10);
+  EXPECT_EQ(quiet.detail.find("amdgpu"), std::string::npos) << quiet.detail;
+}
+
 TEST(DecideVerdict, GarbledRecordIsAHarnessError) {
   CaseResult r;
   r.ranks.resize(1);

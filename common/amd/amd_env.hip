@@ -14,7 +14,9 @@
 
 #include "amd/amd_env.h"
 #include "amd/amd_rules.h"
+#include "amd/driver_versions.h"
 #include "amd/hsa_api.h"
+#include "amd/kfd_memory.h"
 #include "gpu/gpu_errors.h"
 #include "harness/scope_guard.h"
 
@@ -224,6 +226,8 @@ Status count_devices(int* count) {
 }
 
 Status describe_rank(RankContext& ctx, Env* out) {
+  // First, before HIP: where HIP then sees no device, a /dev/kfd that is missing or not ours to open is the why.
+  ctx.info("kfd_ioctl_version", kfd_ioctl_version());
   int count = 0;
   VMR_TRY(count_devices(&count));
   VMR_TRY(ctx.require_devices(count, "HIP"));
@@ -279,6 +283,18 @@ Status describe_rank(RankContext& ctx, Env* out) {
   std::string how;
   VMR_TRY(agent_for_device(ctx.device(), &out->agent, &bdfid, &domain, &how));
   ctx.info("hsa_agent", how);
+  // The amdgpu DRM interface of this GPU's render node, reported before any VMem call: hipMemSetAccess can wait
+  // forever on an interface older than 3.64 (rocm-systems#9820), and a HANG's reason then quotes hang_context.
+  std::string no_node;
+  const std::string node = render_node_of(kKfdRoot, bdfid, domain, &no_node);
+  DrmVersion drm;
+  if (node.empty())
+    drm.why = no_node;
+  else
+    drm = amdgpu_drm_version(node);
+  ctx.info("amdgpu_drm_version", drm_version_fact(drm));
+  ctx.info("amdgpu_drm_node", node.empty() ? "unavailable (" + no_node + ")" : node);
+  ctx.info(vmr::kHangContextFact, drm_hang_context(drm));
   ctx.info("compute_partition", pci_attribute(bus, "current_compute_partition"));
   ctx.info("memory_partition", pci_attribute(bus, "current_memory_partition"));
   hsa_agent_t me = out->agent;

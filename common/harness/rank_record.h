@@ -61,6 +61,11 @@ class RecordStream {
   std::vector<RankRecord> records_;
 };
 
+// A fact a backend reports early (before any call that could block) so that a HANG's reason names what on the node
+// could explain it: decide_verdict (verdict_rules.cpp) quotes each deadline-killed rank's value, once per distinct
+// value. AMD reports the amdgpu DRM interface version there (amd/driver_versions.h, rocm-systems#9820).
+inline constexpr std::string_view kHangContextFact = "hang_context";
+
 // Names used as info keys, phases and metrics: [A-Za-z0-9_.-]+.
 bool is_valid_name(std::string_view name);
 

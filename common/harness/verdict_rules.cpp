@@ -88,6 +88,14 @@ void decide_verdict(CaseResult* r, double timeout_s) {
     for (const auto& rank : r->ranks)
       if (rank.has_record && rank.record.verdict == Verdict::Hang)
         stuck.push_back("rank " + std::to_string(rank.rank) + " reported: " + rank.record.detail);
+    std::vector<std::string> contexts;  // what the killed ranks said could explain a hang, each said once
+    for (const auto& rank : r->ranks) {
+      if (rank.killed != KilledBy::Deadline) continue;
+      for (const auto& [key, value] : rank.record.info)
+        if (key == kHangContextFact && std::find(contexts.begin(), contexts.end(), value) == contexts.end())
+          contexts.push_back(value);
+    }
+    stuck.insert(stuck.end(), contexts.begin(), contexts.end());
     return set(Verdict::Hang, "deadline of " + format_double(timeout_s) + " s passed; " + join(stuck, "; "));
   }
 
