@@ -1,7 +1,7 @@
 // The read cases' bandwidth metrics, named and given their units once: the names and units repro/cuda_vmm.cu's read
 // case reported first, which the triage's matrix, summary.json and the Prometheus textfile read (tools/prom.cpp
 // exports a metric in GB/s as a bandwidth). Plain C++, so the unit tests check them on the CPU
-// (ReadMetrics.TheCudaReadCasesNamesAndUnits); gpu/read_bandwidth.h reports them for every backend.
+// (ReadMetrics.EveryBackendsNamesAndUnits); gpu/read_bandwidth.h reports them for every backend.
 #pragma once
 
 #include <cstddef>
