@@ -99,3 +99,67 @@ TEST(VmemOwners, SpanIsTheMappedSizeAndOwnersReleaseOnce) {
   EXPECT_EQ(released, 1);
   EXPECT_EQ(freed, 1);
 }
+
+// The size sweep (rocm-systems#4114, iris#532): each step is one granule past its power of two, its probes sit on
+// both sides of every 2^31 and 2^32 byte boundary inside it, and its atomics cross the highest one.
+TEST(SizeSweep, StepsAreOneGranulePastEachPowerOfTwo) {
+  for (size_t g : kGranules) {
+    const std::vector<SizeStep> steps = size_sweep_plan(g, kCounters);
+    ASSERT_EQ(steps.size(), 3u);
+    EXPECT_EQ(steps[0].plan.bytes, size_t(1) << 30);
+    EXPECT_EQ(steps[1].plan.bytes, (size_t(2) << 30) + g);
+    EXPECT_EQ(steps[2].plan.bytes, (size_t(4) << 30) + g);
+    EXPECT_EQ(steps[0].label, "1 GiB");
+    EXPECT_EQ(steps[2].label, "4 GiB + 1 granule");
+    EXPECT_EQ(steps[2].key, "4g");
+    for (const SizeStep& s : steps) EXPECT_EQ(plan_problem(s.plan, g), "") << s.label << " at granule " << g;
+  }
+}
+
+TEST(SizeSweep, ProbesStraddleTwoToThe31And32Bytes) {
+  constexpr size_t g = 2 << 20;
+  const std::vector<SizeStep> steps = size_sweep_plan(g, kCounters);
+  const size_t w31 = (size_t(1) << 31) / 8, w32 = (size_t(1) << 32) / 8;
+  EXPECT_EQ(steps[0].probe_words, (std::vector<size_t>{0, (size_t(1) << 30) / 8 - 1}));
+  EXPECT_EQ(steps[1].probe_words, (std::vector<size_t>{0, w31 - 1, w31, w31 + g / 8 - 1}));
+  EXPECT_EQ(steps[2].probe_words, (std::vector<size_t>{0, w31 - 1, w31, w32 - 1, w32, w32 + g / 8 - 1}));
+  // The byte offsets of the probes past the boundaries really are past 2^31 and 2^32 (no 32-bit wrap in the plan).
+  EXPECT_EQ(steps[2].probe_words[4] * 8, size_t(1) << 32);
+  EXPECT_GT(steps[2].probe_words.back() * 8, size_t(1) << 32);
+}
+
+TEST(SizeSweep, AtomicsCrossTheHighestBoundaryInside) {
+  for (size_t g : kGranules) {
+    const std::vector<SizeStep> steps = size_sweep_plan(g, kCounters);
+    EXPECT_EQ(steps[0].counters_first, (size_t(1) << 30) / 8 - kCounters) << "no boundary inside: the last words";
+    EXPECT_EQ(steps[1].counters_first, (size_t(1) << 31) / 8 - kCounters / 2) << "granule " << g;
+    EXPECT_EQ(steps[2].counters_first, (size_t(1) << 32) / 8 - kCounters / 2) << "granule " << g;
+    for (const SizeStep& s : steps) EXPECT_EQ(s.counters, kCounters);
+  }
+}
+
+TEST(SizeSweep, AStepOfAnyLengthKeepsItsProbesInside) {
+  const SizeStep legacy = size_step(2 << 20, (size_t(2) << 30) + (2 << 20), "2g", "2 GiB + 2 MiB", kCounters);
+  EXPECT_EQ(plan_problem(legacy.plan, 2 << 20), "");
+  EXPECT_EQ(legacy.probe_words.size(), 4u);
+  const SizeStep small = size_step(4096, 4096, "4k", "one page", 16);
+  EXPECT_EQ(small.probe_words, (std::vector<size_t>{0, 511}));
+  EXPECT_EQ(plan_problem(small.plan, 4096), "");
+}
+
+TEST(SizeSweep, FitsInFreeMemoryCountsEveryRankOnTheGpuAndItsHeadroom) {
+  constexpr size_t GiB = size_t(1) << 30, g = 2 << 20;
+  const size_t four = (4 * GiB) + g;
+  EXPECT_TRUE(fits_in_free_memory("4 GiB + 1 granule", four, 0, 2, 2 * (four + GiB)).fits);
+  const MemoryFit tight = fits_in_free_memory("4 GiB + 1 granule", four, 0, 2, 2 * (four + GiB) - 1);
+  EXPECT_FALSE(tight.fits);
+  EXPECT_EQ(tight.reason,
+            "4 GiB + 1 granule per rank (4297064448 bytes) does not fit on GPU 0: 2 ranks there need 10741612544 "
+            "bytes with 1024 MiB headroom each, 10741612543 bytes free");
+  EXPECT_TRUE(fits_in_free_memory("x", four, 3, 1, four + GiB).fits);  // one rank on this GPU: its own share only
+  EXPECT_NE(fits_in_free_memory("1 GiB", GiB, 1, 1, GiB).reason.find("1 GiB per rank"), std::string::npos)
+      << "the headroom counts";
+  const MemoryFit huge = fits_in_free_memory("huge", size_t(-1) / 2, 0, 4, size_t(-1));
+  EXPECT_FALSE(huge.fits) << "an overflowing need never fits";
+  EXPECT_NE(huge.reason.find("more than"), std::string::npos) << huge.reason;
+}

@@ -41,4 +41,37 @@ SizePlan subrange_second_block_plan(size_t granule);
 // peer-reimport: word 0 holds the generation, words 1..counters the counters peers add into.
 SizePlan peer_reimport_plan(size_t granule, size_t counters);
 
+// --- sizes past 2^31 and 2^32 bytes -------------------------------------------------------------------------------
+// rocm-systems#4114 (legacy IPC over dma-buf hung past 2 GB: an int overflow) and iris#532 (faults at 768 MiB per
+// rank and more): a byte offset held in 32 bits, or in a signed int, wraps inside a buffer this big, so each step
+// writes and reads back the words on both sides of 2^31 and 2^32 bytes and runs its atomics across the highest of
+// them. One granule past the power of two puts the last granule beyond the boundary.
+
+struct SizeStep {
+  std::string key;    // "1g", "2g", "4g": the suffix of this step's facts and metrics
+  std::string label;  // "4 GiB + 1 granule": what a verdict names
+  SizePlan plan;      // the whole mapping filled, verified and checksummed; the probes; the counters
+  std::vector<size_t>
+      probe_words;            // ascending: the first word, the words either side of each boundary inside, the last
+  size_t counters_first = 0;  // the atomics' counters: words [counters_first, counters_first + counters)
+  size_t counters = 0;        // straddling the highest boundary inside the buffer (else the last words)
+};
+
+// One step of `bytes` (rounded up to the granule) with `counters` atomics counters.
+SizeStep size_step(size_t granule, size_t bytes, const std::string& key, const std::string& label, size_t counters);
+// The sweep of the VMem binaries: 1 GiB, 2 GiB + one granule, 4 GiB + one granule per rank.
+std::vector<SizeStep> size_sweep_plan(size_t granule, size_t counters);
+
+// Whether `ranks_on_gpu` ranks (a pair's two ranks may share one GPU), each holding `bytes_per_rank` of its own
+// device memory, fit in the `free_bytes` the runtime reports for `device`, leaving `headroom_per_rank` to each rank
+// for what is not yet allocated when a rank measures (another rank's context, bounce buffers, page tables).
+// `reason` is empty when they fit; otherwise the one line a SKIP gives, naming the step's label and every figure.
+struct MemoryFit {
+  bool fits = false;
+  std::string reason;
+};
+constexpr size_t kHeadroomPerRank = size_t(1) << 30;
+MemoryFit fits_in_free_memory(const std::string& label, size_t bytes_per_rank, int device, int ranks_on_gpu,
+                              size_t free_bytes, size_t headroom_per_rank = kHeadroomPerRank);
+
 }  // namespace vmr_gpu
