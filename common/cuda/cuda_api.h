@@ -36,6 +36,7 @@ using vmr::Status;
   X(cuMemImportFromShareableHandle)         \
   X(cuMemGetAllocationPropertiesFromHandle) \
   X(cuPointerGetAttribute)                  \
+  X(cuMemRetainAllocationHandle)            \
   X(cuMemcpyDtoD)
 
 struct Api {
