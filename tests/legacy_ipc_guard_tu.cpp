@@ -27,6 +27,8 @@ int main() {
   return vmr_cuda::ipc_export(vmr_cuda::PlainAllocation(raw, 64), &h).ok();  // the token made outside the allocator
 #elif VMR_GUARD_TRY == 5
   return vmr_cuda::ipc_export({reinterpret_cast<void*>(block.range.va), 64}, &h).ok();  // brace-made from a VMem VA
+#elif VMR_GUARD_TRY == 6
+  return vmr_cuda::PlainBackend::ipc_get_handle(raw, &h).ok();  // the raw export, past the run-time check
 #endif
 }
 
@@ -67,6 +69,8 @@ int main() {
   return standin::ipc_export(t);
 #elif VMR_GUARD_TRY == 5
   return standin::ipc_export(standin::Allocator::make_other(memory, 64));  // another backend's token
+#elif VMR_GUARD_TRY == 6
+  return vmr_gpu::legacy_ipc_export(memory, nullptr).ok();  // the generic export with a raw pointer
 #endif
 }
 #endif

@@ -38,3 +38,55 @@ TEST(LegacyIpcGuard, NotCapableOrNoAnswerIsRefused) {
   EXPECT_EQ(unknown.verdict, vmr::Verdict::Harness);
   EXPECT_NE(unknown.detail.find("could not say it is plain memory"), std::string::npos) << unknown.detail;
 }
+
+// legacy_ipc_export asks first and makes the IPC call only on memory the answers call plain: a stand-in backend
+// counts its IPC calls.
+namespace {
+class FakeAllocator;
+struct FakeBackend {
+  using PlainAllocator = FakeAllocator;
+  using IpcHandle = int;
+  static constexpr const char* kIpcExportCall = "fakeIpcGetMemHandle";
+  static IpcPointerFacts answers;
+  static const void* asked;
+  static IpcPointerFacts ipc_pointer_facts(const void* p) {
+    asked = p;
+    return answers;
+  }
+  static int calls;
+
+ private:
+  template <class B>
+  friend vmr::Status vmr_gpu::legacy_ipc_export(const PlainAllocation<B>&, typename B::IpcHandle*);
+  static vmr::Status ipc_get_handle(void*, int* handle) {
+    ++calls;
+    *handle = 42;
+    return vmr::Status::pass();
+  }
+};
+IpcPointerFacts FakeBackend::answers;
+const void* FakeBackend::asked = nullptr;
+int FakeBackend::calls = 0;
+class FakeAllocator {
+ public:
+  static PlainAllocation<FakeBackend> make(void* p, size_t n) { return PlainAllocation<FakeBackend>(p, n); }
+};
+}  // namespace
+
+TEST(LegacyIpcGuard, TheExportAsksFirstAndCallsOnlyOnPlainMemory) {
+  static char memory[64];
+  const PlainAllocation<FakeBackend> token = FakeAllocator::make(memory, sizeof memory);
+  int handle = 0;
+  FakeBackend::calls = 0;
+  FakeBackend::answers = facts(VmemAnswer::IsVmem, IpcCapable::Yes);
+  const vmr::Status refused = legacy_ipc_export(token, &handle);
+  EXPECT_EQ(refused.verdict, vmr::Verdict::Harness);
+  EXPECT_NE(refused.detail.find("fakeIpcGetMemHandle refused before the call"), std::string::npos) << refused.detail;
+  EXPECT_EQ(FakeBackend::asked, memory) << "the runtime was asked about the token's pointer";
+  EXPECT_EQ(FakeBackend::calls, 0) << "the IPC call was made on a VMem address";
+  EXPECT_EQ(handle, 0);
+  FakeBackend::answers = facts(VmemAnswer::NotVmem, IpcCapable::Yes);
+  EXPECT_TRUE(legacy_ipc_export(token, &handle).ok());
+  EXPECT_EQ(FakeBackend::calls, 1);
+  EXPECT_EQ(handle, 42);
+}

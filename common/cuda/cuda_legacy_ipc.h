@@ -21,6 +21,17 @@ namespace vmr_cuda {
 class PlainMemory;
 struct PlainBackend {
   using PlainAllocator = PlainMemory;
+  using IpcHandle = cudaIpcMemHandle_t;
+  static constexpr const char* kIpcExportCall = "cudaIpcGetMemHandle";
+  static vmr_gpu::IpcPointerFacts ipc_pointer_facts(const void* p);
+
+ private:
+  template <class B>
+  friend vmr::Status vmr_gpu::legacy_ipc_export(const vmr_gpu::PlainAllocation<B>&, typename B::IpcHandle*);
+  static Status ipc_get_handle(void* p, cudaIpcMemHandle_t* handle) {
+    VMR_GPU_TRY(cudaIpcGetMemHandle, handle, p);
+    return Status::pass();
+  }
 };
 using PlainAllocation = vmr_gpu::PlainAllocation<PlainBackend>;
 
@@ -51,13 +62,28 @@ class PlainMemory {
   std::optional<PlainAllocation> token_;
 };
 
-// What the driver says of `p`: whether it lies in a cuMemMap'd range (cuMemRetainAllocationHandle finds its handle,
-// released at once) and CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE. Takes a raw pointer because it only asks;
-// the vmem-guard case asks it of a VMem mapping to prove the refusal.
-inline vmr_gpu::IpcPointerFacts ipc_pointer_facts(const void* p) {
+// What the driver says of `p`: CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE (0 on a cuMemMap'd range, 1 on
+// cudaMalloc memory: the driver's own word for legacy IPC), and, where that is not a plain 1, whether a cuMemMap'd
+// range holds it (cuMemRetainAllocationHandle finds its handle, released at once). Plain memory is not put to the
+// retain: its refusal (CUDA_ERROR_INVALID_VALUE) is an API error compute-sanitizer would report on every export. Takes
+// a raw pointer because it only asks; the vmem-guard case asks it of a VMem mapping to prove the refusal.
+inline vmr_gpu::IpcPointerFacts PlainBackend::ipc_pointer_facts(const void* p) {
   vmr_gpu::IpcPointerFacts f;
+  int capable = 0;
+  CUresult r = api.cuPointerGetAttribute(&capable, CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE,
+                                         reinterpret_cast<CUdeviceptr>(p));
+  if (r == CUDA_SUCCESS) {
+    f.capable = capable ? vmr_gpu::IpcCapable::Yes : vmr_gpu::IpcCapable::No;
+    f.capable_query = "CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE is " + std::to_string(capable);
+  } else {
+    f.capable_query = api.error("cuPointerGetAttribute(CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE)", r);
+  }
+  if (f.capable == vmr_gpu::IpcCapable::Yes) {
+    f.vmem_query = "cuMemRetainAllocationHandle not asked (the driver calls it legacy-IPC capable)";
+    return f;
+  }
   CUmemGenericAllocationHandle h{};
-  CUresult r = api.cuMemRetainAllocationHandle(&h, const_cast<void*>(p));
+  r = api.cuMemRetainAllocationHandle(&h, const_cast<void*>(p));
   if (r == CUDA_SUCCESS) {
     (void)api.cuMemRelease(h);  // the retain took a reference
     f.vmem = vmr_gpu::VmemAnswer::IsVmem;
@@ -67,23 +93,13 @@ inline vmr_gpu::IpcPointerFacts ipc_pointer_facts(const void* p) {
     f.vmem = r == CUDA_ERROR_INVALID_VALUE ? vmr_gpu::VmemAnswer::NotVmem : vmr_gpu::VmemAnswer::Unknown;
     f.vmem_query = api.error("cuMemRetainAllocationHandle", r);
   }
-  int capable = 0;
-  r = api.cuPointerGetAttribute(&capable, CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE,
-                                reinterpret_cast<CUdeviceptr>(p));
-  if (r == CUDA_SUCCESS) {
-    f.capable = capable ? vmr_gpu::IpcCapable::Yes : vmr_gpu::IpcCapable::No;
-    f.capable_query = "CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE is " + std::to_string(capable);
-  } else {
-    f.capable_query = api.error("cuPointerGetAttribute(CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE)", r);
-  }
   return f;
 }
 
-// The owner's export: the driver's answers first, then cudaIpcGetMemHandle only on memory they call plain.
+// The owner's export (gpu/legacy_ipc.h legacy_ipc_export): the driver's answers first, then cudaIpcGetMemHandle only
+// on memory they call plain.
 inline Status ipc_export(const PlainAllocation& a, cudaIpcMemHandle_t* handle) {
-  VMR_TRY(vmr_gpu::legacy_ipc_export_check(ipc_pointer_facts(a.ptr()), "cudaIpcGetMemHandle"));
-  VMR_GPU_TRY(cudaIpcGetMemHandle, handle, a.ptr());
-  return Status::pass();
+  return vmr_gpu::legacy_ipc_export(a, handle);
 }
 
 // A peer's view of an owner's cudaMalloc memory, closed on every path.

@@ -6,9 +6,18 @@
 //     befriended only by Backend::PlainAllocator (the backend's cudaMalloc / hipMalloc owner): a VMem mapping, a
 //     Span or a raw pointer does not convert (tests/legacy_ipc_guard.cmake compiles each attempt and expects the
 //     compiler to refuse it);
-//   - at run time, the export asks the runtime what the pointer is (legacy_ipc_export_check) and refuses anything it
-//     does not positively know to be plain memory as a HARNESS verdict, the IPC call never made.
-// Only files named *legacy_ipc* call the IPC export (the same test greps the tree for it).
+//   - at run time, legacy_ipc_export asks the runtime what the pointer is (legacy_ipc_export_check) and refuses
+//     anything it does not positively know to be plain memory as a HARNESS verdict, the IPC call never made; the
+//     backend's raw export is private, befriended to legacy_ipc_export only (tests/test_legacy_ipc.cpp).
+// Only files named *legacy_ipc* name the IPC export call (tests/legacy_ipc_guard.cmake greps the tree for it).
+//
+// A backend: struct B {
+//   using PlainAllocator = ...;  using IpcHandle = ...;                  // its plain allocator, its IPC handle type
+//   static constexpr const char* kIpcExportCall = "cudaIpcGetMemHandle";
+//   static IpcPointerFacts ipc_pointer_facts(const void*);               // only asks
+//   (private, legacy_ipc_export its friend)
+//   static vmr::Status ipc_get_handle(void*, IpcHandle*);                // the IPC call itself
+// };
 #pragma once
 
 #include <cstddef>
@@ -56,6 +65,13 @@ inline vmr::Status legacy_ipc_export_check(const IpcPointerFacts& f, const std::
                               "; " + f.capable_query +
                               "); a VMem address given to legacy IPC crashes ROCm 7.0.0 nodes (clr#265, "
                               "rocm-systems#4263)");
+}
+
+// The one legacy IPC export: the runtime's answers on the pointer first, the IPC call only on memory they call plain.
+template <class Backend>
+vmr::Status legacy_ipc_export(const PlainAllocation<Backend>& a, typename Backend::IpcHandle* handle) {
+  VMR_TRY(legacy_ipc_export_check(Backend::ipc_pointer_facts(a.ptr()), Backend::kIpcExportCall));
+  return Backend::ipc_get_handle(a.ptr(), handle);
 }
 
 }  // namespace vmr_gpu
