@@ -52,6 +52,7 @@ Status describe(RankContext& ctx, RankState* state) {
   ctx.info("hsa_enable_ipc_mode_legacy", mode ? mode : "(unset)");  // as this rank's ROCr reads it
   VMR_TRY(vmr_amd::describe_rank(ctx, &state->amd));
   VMR_TRY(vmr_hsa::load_api());  // the guard asks ROCr whether a pointer is VMem (amd/hip_legacy_ipc.h)
+  vmr_hip::PlainBackend::agent = state->amd.agent;
   state->granule = state->amd.pools.coarse ? state->amd.pools.coarse->granule : 0;
   if (state->granule == 0) state->granule = 4096;  // ROCr's allocation granule is the page (amd_memory_region.cpp)
   ctx.info("plain_granularity", std::to_string(state->granule));
@@ -87,7 +88,7 @@ Status share(RankContext& ctx, const RankState& state, const SizeStep& step, vmr
   VMR_TRY(fill_pattern(own->span(), ctx.rank(), "the owner's hipMalloc memory"));
   VMR_TRY(checksum(own->span(), own_sum));
   hipIpcMemHandle_t handle{};
-  VMR_TRY(vmr_hip::ipc_export(own->allocation(), state.amd.agent, &handle));
+  VMR_TRY(vmr_gpu::legacy_ipc_export(own->allocation(), &handle));
   ctx.phase_done("setup");
   std::vector<std::string> handles;
   VMR_TRY(ctx.mesh().all_gather(vmr_hip::handle_text(handle), &handles));

@@ -1,9 +1,10 @@
 // Legacy HIP IPC, the baseline PyTorch and vLLM use: hipIpcGetMemHandle on hipMalloc memory in the owner,
 // hipIpcOpenMemHandle in each peer process, behind both locks of gpu/legacy_ipc.h. PlainMemory is the one maker of
-// PlainAllocation tokens, ipc_export the one place this suite calls hipIpcGetMemHandle, and it asks ROCr first
-// whether the pointer is plain memory (ipc_pointer_facts). Never hipMemRetainAllocationHandle for that question: on
-// a hipMalloc pointer CLR reads the null phys_mem_obj of the allocation it finds (clr rocm-6.2.0
-// hipamd/src/hip_vm.cpp:316-317; 6.4.3 :312-313), a SIGSEGV on exactly the memory this path exports.
+// PlainAllocation tokens, PlainBackend::ipc_get_handle the one place this suite calls hipIpcGetMemHandle, reached only
+// through vmr_gpu::legacy_ipc_export, which asks ROCr first whether the pointer is plain memory (ipc_pointer_facts).
+// Never hipMemRetainAllocationHandle for that question: on a hipMalloc pointer CLR reads the null phys_mem_obj of the
+// allocation it finds (clr rocm-6.2.0 hipamd/src/hip_vm.cpp:316-317; 6.4.3 :312-313), a SIGSEGV on exactly the memory
+// this path exports.
 #pragma once
 
 #include <hip/hip_runtime.h>
@@ -27,6 +28,19 @@ using vmr::Status;
 class PlainMemory;
 struct PlainBackend {
   using PlainAllocator = PlainMemory;
+  using IpcHandle = hipIpcMemHandle_t;
+  static constexpr const char* kIpcExportCall = "hipIpcGetMemHandle";
+  static vmr_gpu::IpcPointerFacts ipc_pointer_facts(const void* p);
+  // The rank's HSA agent, whom ipc_pointer_facts asks (one rank per process; set by the binary's describe step).
+  static inline hsa_agent_t agent{};
+
+ private:
+  template <class B>
+  friend vmr::Status vmr_gpu::legacy_ipc_export(const vmr_gpu::PlainAllocation<B>&, typename B::IpcHandle*);
+  static Status ipc_get_handle(void* p, hipIpcMemHandle_t* handle) {
+    VMR_GPU_TRY(hipIpcGetMemHandle, handle, p);
+    return Status::pass();
+  }
 };
 using PlainAllocation = vmr_gpu::PlainAllocation<PlainBackend>;
 
@@ -57,15 +71,15 @@ class PlainMemory {
   std::optional<PlainAllocation> token_;
 };
 
-// What ROCr says of `p`, asked of `agent` (the rank's). VMem: hsa_amd_vmem_get_access reads only ROCr's own table
-// of VMem mappings and answers HSA_STATUS_ERROR_INVALID_ALLOCATION for any other address before it looks at anything
-// else (rocr-runtime 6.4.3 runtime.cpp:3552-3568; ROCR rocm-6.2.0 :3363-3379; rocm-systems release/rocm-rel-7.0
-// :3613-3629); its range end is inclusive, so a plain buffer just past a VMem mapping reads as VMem, a refusal in the
-// safe direction. A ROCr without the vmem API (HSA AMD interface before 1.4, ROCm before 6.0) has no VMem at all.
-// Plain: hsa_amd_pointer_info says an HSA allocation starting at `p`, the two conditions ROCr's own IPC export checks
-// before it makes the handle (rocr-runtime 6.4.3 runtime.cpp:1200-1211). Takes a raw pointer because it only asks;
-// the test of the guard asks it of what it must refuse.
-inline vmr_gpu::IpcPointerFacts ipc_pointer_facts(const void* p, hsa_agent_t agent) {
+// What ROCr says of `p`, asked of PlainBackend::agent. VMem: hsa_amd_vmem_get_access reads only ROCr's own table of
+// VMem mappings and answers HSA_STATUS_ERROR_INVALID_ALLOCATION for any other address before it looks at the agent
+// (rocr-runtime 6.4.3 runtime.cpp:3552-3572; ROCR rocm-6.2.0 :3363-3381; rocm-systems release/rocm-rel-7.0
+// :3613-3629), so any other answer (success, or an agent it refuses) means it found a mapping: VMem. Its range end
+// is inclusive, so a plain buffer just past a VMem mapping reads as VMem, a refusal in the safe direction. A ROCr
+// without the vmem API (HSA AMD interface before 1.4, ROCm before 6.0) has no VMem at all. Plain: hsa_amd_pointer_info
+// says an HSA allocation starting at `p`, the two conditions ROCr's own IPC export checks before it makes the handle
+// (rocr-runtime 6.4.3 runtime.cpp:1200-1211). It only asks: the test of the guard asks it of what it must refuse.
+inline vmr_gpu::IpcPointerFacts PlainBackend::ipc_pointer_facts(const void* p) {
   vmr_gpu::IpcPointerFacts f;
   if (!vmr_hsa::api.hsa_amd_vmem_get_access) {
     f.vmem = vmr_gpu::VmemAnswer::NotVmem;
@@ -73,9 +87,9 @@ inline vmr_gpu::IpcPointerFacts ipc_pointer_facts(const void* p, hsa_agent_t age
   } else {
     hsa_access_permission_t perms{};
     const hsa_status_t s = vmr_hsa::api.hsa_amd_vmem_get_access(const_cast<void*>(p), &perms, agent);
-    f.vmem = s == HSA_STATUS_SUCCESS                    ? vmr_gpu::VmemAnswer::IsVmem
-             : s == HSA_STATUS_ERROR_INVALID_ALLOCATION ? vmr_gpu::VmemAnswer::NotVmem
-                                                        : vmr_gpu::VmemAnswer::Unknown;
+    f.vmem = s == HSA_STATUS_ERROR_INVALID_ALLOCATION                         ? vmr_gpu::VmemAnswer::NotVmem
+             : s == HSA_STATUS_SUCCESS || s == HSA_STATUS_ERROR_INVALID_AGENT ? vmr_gpu::VmemAnswer::IsVmem
+                                                                              : vmr_gpu::VmemAnswer::Unknown;
     f.vmem_query = s == HSA_STATUS_SUCCESS ? "hsa_amd_vmem_get_access found a VMem mapping there"
                                            : vmr_hsa::hsa_error("hsa_amd_vmem_get_access", s);
   }
@@ -93,13 +107,6 @@ inline vmr_gpu::IpcPointerFacts ipc_pointer_facts(const void* p, hsa_agent_t age
                 info.agentBaseAddress, size_t(info.sizeInBytes));
   f.capable_query = text;
   return f;
-}
-
-// The owner's export: ROCr's answers first, then hipIpcGetMemHandle only on memory they call plain.
-inline Status ipc_export(const PlainAllocation& a, hsa_agent_t agent, hipIpcMemHandle_t* handle) {
-  VMR_TRY(vmr_gpu::legacy_ipc_export_check(ipc_pointer_facts(a.ptr(), agent), "hipIpcGetMemHandle"));
-  VMR_GPU_TRY(hipIpcGetMemHandle, handle, a.ptr());
-  return Status::pass();
 }
 
 // A peer's view of an owner's hipMalloc memory, closed on every path. CLR refuses any flag but
