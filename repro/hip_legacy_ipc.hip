@@ -82,8 +82,8 @@ Status plan_step(RankContext& ctx, const RankState& state, size_t bytes, const s
 }
 
 // Every rank's hipMalloc memory, filled with its pattern and exported; peers[j] is rank j's, opened here.
-Status share(RankContext& ctx, const RankState& state, const SizeStep& step, vmr_hip::PlainMemory* own,
-             std::vector<vmr_hip::IpcMapping>* peers, u64* own_sum) {
+Status share(RankContext& ctx, const SizeStep& step, vmr_hip::PlainMemory* own, std::vector<vmr_hip::IpcMapping>* peers,
+             u64* own_sum) {
   VMR_TRY(own->allocate(step.plan.bytes));
   VMR_TRY(fill_pattern(own->span(), ctx.rank(), "the owner's hipMalloc memory"));
   VMR_TRY(checksum(own->span(), own_sum));
@@ -117,7 +117,7 @@ Status read_case(RankContext& ctx, const RankState& state, size_t bytes, const s
   vmr_hip::PlainMemory own;
   std::vector<vmr_hip::IpcMapping> peers;
   u64 own_sum = 0;
-  VMR_TRY(share(ctx, state, step, &own, &peers, &own_sum));
+  VMR_TRY(share(ctx, step, &own, &peers, &own_sum));
   VMR_TRY(verify_peer_reads(ctx, spans_of_mappings(peers), own_sum));
   VMR_TRY(probes_round_trip(ctx, step, own.span(), spans_of_mappings(peers)));
   ctx.phase_done("verify");
@@ -135,7 +135,7 @@ Status atomics_case(RankContext& ctx, const RankState& state, size_t bytes, cons
   vmr_hip::PlainMemory own;
   std::vector<vmr_hip::IpcMapping> peers;
   u64 own_sum = 0;
-  VMR_TRY(share(ctx, state, step, &own, &peers, &own_sum));
+  VMR_TRY(share(ctx, step, &own, &peers, &own_sum));
   AtomicsRound sys;
   VMR_TRY(step_atomics(ctx, step, own.span(), spans_of_mappings(peers), label, &sys));
   ctx.phase_done("run");
