@@ -21,6 +21,11 @@
 //   set-access-sizes      allocations of the threads' sizes mapped one after another into one reservation, each
 //                         granted on its own (rocm-systems#2516 and #2667; CLR 7.0 to 7.2 sums from the
 //                         reservation's first mapping, fixed by PR #2451)
+//   host-location         system memory as VMem (a Host location, HIP 7.2: rocm-systems PRs #8971, #9359), exported
+//                         and imported by every peer, which maps it twice: granted to its own GPU and to a second one
+//                         (the owner's GPU where it differs, else its own again: the same GPU twice), each mapping
+//                         read on the GPU it was granted to (rocm-systems PR #10232: ROCr's IPC import of system
+//                         memory was mapped on the exporting agent's node only)
 #include <hip/hip_runtime.h>
 #include <unistd.h>
 
@@ -309,6 +314,71 @@ Status case_set_access_sizes(RankContext& ctx, const RankState& state) {
 
 // twin-end(access)
 
+// The GPU a peer maps the imported system memory on a second time: the first rank's device that differs from this
+// rank's (two GPUs), else this rank's own (the same GPU twice).
+int second_gpu(const RankContext& ctx) {
+  for (int d : ctx.devices())
+    if (d != ctx.device()) return d;
+  return ctx.device();
+}
+
+// A runtime that refuses the Host location itself (the granularity query or hipMemCreate) cannot run the case: SKIP
+// with its answer. Any other failure is the case's.
+Status refusal_is_skip(const Status& s) {
+  if (s.ok()) return s;
+  if (s.detail.find("hipErrorInvalidValue") != std::string::npos ||
+      s.detail.find("hipErrorNotSupported") != std::string::npos)
+    return Status::skip("the runtime refuses a Host location for hipMemCreate: " + s.detail);
+  return s;
+}
+
+Status case_host_location(RankContext& ctx, const RankState& state) {
+  VMR_TRY(ctx.agree(vmr_amd::host_location_support(state.amd.hip_version)));
+  vmr_hip::Vmem host = state.hip;
+  host.host_location = true;
+  size_t granule = 0;
+  VMR_TRY(ctx.agree(refusal_is_skip(vmr_hip::granularity(ctx.device(), host.type, &granule, true))));
+  ctx.info("host_location_granularity", std::to_string(granule));
+  const size_t size = read_plan(granule, kAccessBytes).bytes;
+  Block own;
+  UniqueFd fd;
+  VMR_TRY(ctx.agree(refusal_is_skip(host.create(size, &own.mem))));
+  VMR_TRY(host.reserve(size, &own.range));
+  VMR_TRY(host.map(own.range.va, size, own.mem, &own.map));
+  VMR_TRY(host.grant_own(own.range.va, size));
+  VMR_TRY(host.export_fd(own.mem, &fd));
+  VMR_TRY(write_and_check(own.span(), ctx.rank(), "the owner's system memory, on its own GPU"));
+  u64 own_sum = 0;
+  VMR_TRY(checksum(own.span(), &own_sum));
+  ctx.phase_done("setup");
+  std::vector<Block> peers;  // mapped and granted on this rank's GPU
+  VMR_TRY(exchange(ctx, state.hip, fd, size, &peers));
+  ctx.phase_done("exchange");
+  VMR_TRY(verify_peer_reads(ctx, spans_of(peers), own_sum));
+  // The second mapping of each import, granted to the second GPU only and read by a kernel there.
+  const int second = second_gpu(ctx);
+  vmr_hip::Vmem there = state.hip;
+  there.device = second;
+  vmr::ScopeExit back([&] { (void)state.hip.use_device(ctx.device()); });
+  for (int j = 0; j < ctx.ranks(); ++j) {
+    if (j == ctx.rank()) continue;
+    Block again;
+    VMR_TRY(state.hip.reserve(size, &again.range));
+    VMR_TRY(state.hip.map(again.range.va, size, peers[j].mem, &again.map));
+    VMR_TRY(there.grant_own(again.range.va, size));
+    VMR_TRY(there.use_device(second));
+    VMR_TRY(verify_pattern(again.span(), j,
+                           "GPU " + std::to_string(second) + " reading rank " + std::to_string(j) +
+                               "'s system memory through a second mapping of its import"));
+    VMR_TRY(state.hip.use_device(ctx.device()));
+  }
+  ctx.phase_done("verify");
+  VMR_TRY(ctx.mesh().barrier("read-done"));
+  return Status::pass("every owner's system memory (a Host location) read exactly by every peer on GPU " +
+                      std::to_string(ctx.device()) + " and, through a second mapping, on GPU " +
+                      std::to_string(second) + (second == ctx.device() ? " (the same GPU twice)" : ""));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -335,6 +405,8 @@ int main(int argc, char** argv) {
            case_concurrent_map},
           {"set-access-sizes", "set-access over allocations of sizes that are not powers of two, all kept",
            case_set_access_sizes},
+          {"host-location", "system memory as VMem, imported by every peer and read on two GPUs (or one GPU twice)",
+           case_host_location},
       },
       vmr_amd::count_devices};
   return vmr::repro_main(binary, argc, argv);

@@ -4,6 +4,11 @@
 //          -> hipMemSetAccess (its own device) -> hipMemExportToShareableHandle
 //   peer:  receive the fd (SCM_RIGHTS) -> hipMemImportFromShareableHandle -> reserve -> map -> set access (its own)
 //          -> read (works) / system-scope atomics (GPU memory access fault: the bug)
+//   size-sweep: the same at 1 GiB, 2 GiB + one granule and 4 GiB + one granule per rank, each planned from the GPU's
+//          free memory (a size that does not fit is named and left out), with peers' writes on both sides of 2^31
+//          and 2^32 bytes read back by their owner and the atomics across the highest boundary (iris#532: faults
+//          from 768 MiB per rank on 8x MI300X, "Write access to a read-only page", ROCm 7.2; rocm-systems#4114: an
+//          int length in ROCr's dma-buf IPC server hung every export above 2 GB)
 //
 // CLR's hipMemCreate takes every VMem allocation from the GPU's COARSE-grained pool, whatever the type:
 // hipMemAllocationTypePinned (1), and hipMemAllocationTypeUncached (0x40000000, accepted from HIP 7.0.2) too: until
@@ -21,6 +26,8 @@
 #include "amd/hip_read_bandwidth.h"
 #include "amd/hip_vmem.h"
 #include "gpu/gpu_host.h"
+#include "gpu/size_plans.h"
+#include "gpu/size_rounds.h"
 #include "gpu/vmem_share.h"
 #include "harness/harness.h"
 #include "harness/read_direction.h"
@@ -128,6 +135,49 @@ Status case_atomics(RankContext& ctx, const RankState& state) {
                       " VMem exact: " + std::to_string(sys.expect) + " per counter");
 }
 
+// One step of the sweep, whole: allocate, export, import, map, read every word, the probes, the atomics.
+Status sweep_step(RankContext& ctx, const RankState& state, const SizeStep& step) {
+  Block own;
+  UniqueFd fd;
+  VMR_TRY(allocate_exported(state.hip, step.plan.bytes, &own, &fd));
+  VMR_TRY(fill_pattern(own.span(), ctx.rank(), "the owner's " + step.label));
+  u64 own_sum = 0;
+  VMR_TRY(checksum(own.span(), &own_sum));
+  std::vector<Block> peers;
+  VMR_TRY(exchange(ctx, state.hip, fd, step.plan.bytes, &peers));
+  VMR_TRY(verify_peer_reads(ctx, spans_of(peers), own_sum));
+  VMR_TRY(probe_round(ctx, own.span(), spans_of(peers), step.probe_words));
+  std::fprintf(stderr, "system-scope atomics into peer %s VMem (%s): on affected nodes the GPU faults here\n",
+               kTypeName, step.label.c_str());
+  std::fflush(stderr);
+  AtomicsRound sys;
+  VMR_TRY(atomics_across(ctx, own.span(), spans_of(peers), step, "remote_system_atomics_per_s_" + step.key, &sys));
+  return ctx.mesh().barrier("step-" + step.key + "-done");  // no owner frees before every peer is done
+}
+
+Status case_size_sweep(RankContext& ctx, const RankState& state) {
+  std::vector<std::string> ran, left_out;
+  for (const SizeStep& step : size_sweep_plan(state.granule, AtomicsRound::kCounters)) {
+    const std::string problem = plan_problem(step.plan, state.granule);
+    if (!problem.empty()) return Status::harness("suite bug: " + step.label + " plan: " + problem);
+    const Status agreed = agree_fit(ctx, step.label, step.plan.bytes);  // every rank runs the same sizes
+    ctx.info("size_sweep_" + step.key, agreed.ok() ? "run" : "left out: " + agreed.detail);
+    if (agreed.verdict == vmr::Verdict::Skip) {
+      left_out.push_back(agreed.detail);
+      continue;
+    }
+    VMR_TRY(agreed);
+    VMR_TRY(sweep_step(ctx, state, step));
+    ran.push_back(step.label);
+  }
+  ctx.phase_done("run");
+  if (ran.empty()) return Status::skip("no size of the sweep fits: " + vmr::join(left_out, "; "));
+  return Status::pass(vmr::join(ran, ", ") + " of HIP VMem (" + kTypeName +
+                      ") per rank read exactly, probes past 2^31 and 2^32 bytes read back, system-scope atomics "
+                      "exact" +
+                      (left_out.empty() ? "" : "; left out: " + vmr::join(left_out, "; ")));
+}
+
 #if VMR_UNCACHED
 // The allocation itself works: each rank's own atomics into its own Uncached VMem, no peer involved.
 Status case_local(RankContext& ctx, const RankState& state) {
@@ -167,6 +217,8 @@ int main(int argc, char** argv) {
           {"read", "every peer reads each owner's HIP VMem exactly (safe)", case_read},
           {"atomics", "every peer adds into each owner's HIP VMem at system scope (the GPU fault of iris#418)",
            case_atomics},
+          {"size-sweep", "read, probes and system-scope atomics at 1 GiB, 2 GiB and 4 GiB + 1 granule per rank",
+           case_size_sweep, 240},
       },
       vmr_amd::count_devices};
   return vmr::repro_main(binary, argc, argv);

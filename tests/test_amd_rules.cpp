@@ -386,3 +386,14 @@ TEST(AmdRules, ClrFlagOn) {
   for (const char* on : {"true", "1", "2", "-1", "1abc"}) EXPECT_TRUE(clr_flag_on(on, false)) << on;
   for (const char* off : {"false", "0", "", "TRUE", "yes", "on", "no"}) EXPECT_FALSE(clr_flag_on(off, true)) << off;
 }
+
+TEST(AmdRules, HostLocationVmemIsAskedFromHip72) {
+  EXPECT_TRUE(host_location_support(70253211).ok());             // 7.2.1
+  EXPECT_TRUE(host_location_support(71399004).ok());             // 7.14.0's HIP
+  for (int before : {50300000, 60443483, 70051831, 70151831}) {  // 5.3, 6.4.3, 7.0.2, 7.1.x
+    const vmr::Status s = host_location_support(before);
+    EXPECT_EQ(s.verdict, vmr::Verdict::Skip) << before;
+    EXPECT_NE(s.detail.find("HIP runtime " + hip_version_text(before)), std::string::npos) << s.detail;
+    EXPECT_NE(s.detail.find("#8971"), std::string::npos) << s.detail;
+  }
+}

@@ -161,6 +161,18 @@ Status unsound_at_end(RankContext& ctx, const TestState& state) {
   return Status::pass("all done");
 }
 
+// The environment the launcher gave this rank (case_environment.h): VMR_TEST_CASE_ENV set to "on" and
+// VMR_TEST_REMOVED absent, whatever the launcher's own environment holds.
+Status environment_seen(RankContext& ctx, const TestState&) {
+  const char* on = std::getenv("VMR_TEST_CASE_ENV");
+  const char* removed = std::getenv("VMR_TEST_REMOVED");
+  ctx.info("vmr_test_case_env", on ? on : "(unset)");
+  if (!on || std::string(on) != "on" || removed)
+    return Status::fail(std::string("rank sees VMR_TEST_CASE_ENV=") + (on ? on : "(unset)") +
+                        (removed ? ", VMR_TEST_REMOVED set" : ""));
+  return Status::pass("the case's environment");
+}
+
 // The backend count the launcher's device probe asks for (test_device_probe.cpp), as VMR_TEST_VISIBLE_DEVICES says:
 // a number, "hang" (never answers, ignores SIGTERM), "crash" (aborts); unset: a runtime that shows no device (SKIP).
 Status fake_count_devices(int* count) {
@@ -203,6 +215,8 @@ const vmr::ReproBinary& rank_cases() {
               {"fd-audit", "a rank has only the fds it was given", fd_audit},
               {"state", "each case sees the state describe filled, once per life", state_from_describe},
               {"unsound", "passes, but leaves the state unsound as it ends", unsound_at_end},
+              {"environment", "the rank sees VMR_TEST_CASE_ENV=on and no VMR_TEST_REMOVED", environment_seen, 0,
+               "VMR_TEST_CASE_ENV=on VMR_TEST_REMOVED"},
           },
           fake_count_devices},
       &state);

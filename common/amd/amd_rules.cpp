@@ -244,6 +244,13 @@ vmr::Status host_access_support(int hip_version, bool large_bar) {
                            "read would fault");
 }
 
+vmr::Status host_location_support(int hip_version) {
+  if (hip_version >= kFirstHipWithHostLocationVmem) return vmr::Status::pass();
+  return vmr::Status::skip("HIP runtime " + hip_version_text(hip_version) +
+                           ": hipMemCreate takes a Host location (system memory as VMem) from HIP 7.2; on 7.0 and "
+                           "7.1 it compiled and failed at run time (rocm-systems PRs #8971, #9359)");
+}
+
 std::string missing_code_object(const std::string& device_arch, const std::string& built) {
   const std::string base = device_arch.substr(0, device_arch.find(':'));
   std::vector<std::string> targets;

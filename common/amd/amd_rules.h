@@ -93,6 +93,13 @@ constexpr int kFirstHipWithVmemFdExport = 60200000;
 // then sees only part of the device's memory, and its read of the rest would fault (SIGBUS) instead of answering.
 constexpr int kFirstHipWithHostAccessToDeviceMemory = 70200000;
 vmr::Status host_access_support(int hip_version, bool large_bar);
+// hipMemCreate with a Host location (system memory as VMem): HIP 7.2's headers are the first to name
+// hipMemLocationTypeHost, and rocSHMEM gates its host-accessible VMem heap on HIP 7.2 because on 7.0 and 7.1 the code
+// "compiled but silently failed at runtime" (rocm-systems PRs #8971, #9359). PASS from HIP 7.2; else SKIP naming the
+// runtime's version, before any call a runtime could misread (6.4.3's hipMemCreate refuses every location but Device
+// with hipErrorInvalidValue: hipamd-6.4.3 hipamd/src/hip_vm.cpp:88-91).
+constexpr int kFirstHipWithHostLocationVmem = 70200000;
+vmr::Status host_location_support(int hip_version);
 
 // "0000:c1:00.1" (hipDeviceGetPCIBusId) -> PCI domain and the BDF as HSA_AMD_AGENT_INFO_BDFID packs it:
 // bus << 8 | device << 3 | function. The function matters: a virtual function or a partition is not function 0.

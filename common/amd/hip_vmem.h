@@ -152,17 +152,24 @@ int requested_handle_type(const Prop& p, long) {
   return int(p.requestedHandleType);
 }
 
-inline hipMemAllocationProp vmem_prop(int device, hipMemAllocationType type) {
+// The properties of an allocation on `device`, or of system memory (host_location: a Host location, its id
+// ignored; amd_rules.h host_location_support says from which HIP a runtime takes it).
+inline hipMemAllocationProp vmem_prop(int device, hipMemAllocationType type, bool host_location = false) {
   hipMemAllocationProp prop{};
   prop.type = type;
   set_requested_handle_type(prop, 0);
   prop.location.type = hipMemLocationTypeDevice;
   prop.location.id = device;
+  if (host_location) {  // copied in, not cast: where the header's enum has no Host, 2 lies outside its range
+    static_assert(sizeof prop.location.type == sizeof kLocationHost, "hipMemLocationType is not int-sized");
+    std::memcpy(&prop.location.type, &kLocationHost, sizeof kLocationHost);
+    prop.location.id = 0;
+  }
   return prop;
 }
 
-inline Status granularity(int device, hipMemAllocationType type, size_t* g) {
-  hipMemAllocationProp prop = vmem_prop(device, type);
+inline Status granularity(int device, hipMemAllocationType type, size_t* g, bool host_location = false) {
+  hipMemAllocationProp prop = vmem_prop(device, type, host_location);
   VMR_GPU_TRY(hipMemGetAllocationGranularity, g, &prop, hipMemAllocationGranularityMinimum);
   return Status::pass();
 }
@@ -188,6 +195,7 @@ struct Vmem {
   const Session* session = nullptr;
   int device = 0;
   hipMemAllocationType type = hipMemAllocationTypePinned;
+  bool host_location = false;  // create() makes system memory (a Host location), not memory on `device`
 
   // Every call that fills an owner or asks ROCr needs the session: a Vmem no describe bound is the suite's bug,
   // said as one (a HARNESS), never a null dereference.
@@ -200,7 +208,7 @@ struct Vmem {
     VMR_TRY(usable());
     mem->reset();
     mem->traits.session = session;
-    hipMemAllocationProp prop = vmem_prop(device, type);
+    hipMemAllocationProp prop = vmem_prop(device, type, host_location);
     VMR_GPU_TRY(hipMemCreate, &mem->h, size, &prop, 0);
     mem->valid = true;
     return Status::pass();

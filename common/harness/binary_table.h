@@ -26,6 +26,10 @@ struct Case {
   const char* description;  // one line for --list
   Status (*run)(RankContext& ctx, const State& state);
   double default_timeout_s = 0;  // used when --timeout is not given; 0: the suite's default (60 s)
+  // What the case's ranks find in their environment before any GPU runtime starts, where it differs from the
+  // launcher's: blank-separated `NAME=VALUE` (set) and `NAME` (removed), as env(1) -u would; "" keeps it as is.
+  // Cases of one rank life share it (the launcher starts fresh ranks where it changes): harness/case_environment.h.
+  const char* environment = "";
 };
 
 template <class State>
@@ -48,6 +52,7 @@ struct CaseDef {
   const char* description;
   std::function<Status(RankContext&)> run;
   double default_timeout_s = 0;
+  const char* environment = "";
 };
 
 struct ReproBinary {
@@ -90,7 +95,7 @@ ReproBinary bind_state(const Binary<State>& binary, State* state) {
   for (const auto& c : binary.cases)
     bound.cases.push_back({c.name, c.description,
                            [run = c.run, state](RankContext& ctx) { return run_bound_case(run, ctx, *state); },
-                           c.default_timeout_s});
+                           c.default_timeout_s, c.environment});
   return bound;
 }
 

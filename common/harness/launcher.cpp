@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "harness/case_environment.h"
 #include "harness/device_probe.h"
 #include "harness/env_block.h"
 #include "harness/expected.h"
@@ -97,8 +98,9 @@ void print_case_result(const ReproBinary& bin, const CaseResult& r, bool several
 }
 
 // The selected cases in as few rank lives as isolation allows: one set of ranks (one GPU runtime start each) takes
-// them in turn until a case does not PASS or SKIP; the rest go on in fresh ranks, so no fault reaches another case.
-// An interrupt (during a life or between two) starts no further life: the cases left go to `not_run`.
+// them in turn until a case does not PASS or SKIP, or the next case wants another environment (case_environment.h);
+// the rest go on in fresh ranks, so no fault reaches another case. An interrupt (during a life or between two)
+// starts no further life: the cases left go to `not_run`. Every case's environment was parsed by launcher_main.
 std::vector<CaseResult> run_selected(const ReproBinary& bin, const std::vector<const CaseDef*>& selected,
                                      const Options& o, const std::vector<int>& devices,
                                      std::vector<std::string>* not_run) {
@@ -109,9 +111,16 @@ std::vector<CaseResult> run_selected(const ReproBinary& bin, const std::vector<c
     LaunchPlan plan;
     plan.devices = devices;
     plan.interrupt = &g_interrupt;
+    (void)parse_environment_changes(selected[next]->environment, &plan.environment);
     if (next > 0)
-      std::printf("--- fresh ranks for the %zu case(s) after the last that did not pass\n", selected.size() - next);
-    for (size_t k = next; k < selected.size(); ++k) {
+      std::printf(
+          "--- fresh ranks for the %zu case(s) after the last that did not pass or ran in another "
+          "environment\n",
+          selected.size() - next);
+    if (!plan.environment.empty())
+      std::printf("--- the ranks' environment: %s\n", printable(environment_text(plan.environment), 400).c_str());
+    const size_t end = same_environment_end(selected, next);
+    for (size_t k = next; k < end; ++k) {
       const CaseDef& c = *selected[k];
       plan.cases.push_back({c.name, o.timeout_given ? o.timeout_s : default_timeout(c, int(devices.size()))});
       std::printf("--- %s.%s: %s (deadline %s s)\n", bin.name, c.name, c.description,
@@ -138,6 +147,15 @@ std::string shared_devices_note(const std::vector<int>& devices) {
 }
 
 }  // namespace
+
+size_t same_environment_end(const std::vector<const CaseDef*>& selected, size_t first) {
+  std::vector<EnvChange> want, other;
+  (void)parse_environment_changes(selected[first]->environment, &want);
+  size_t end = first + 1;
+  while (end < selected.size() && parse_environment_changes(selected[end]->environment, &other).ok() && other == want)
+    ++end;
+  return end;
+}
 
 // --case names run exactly those; otherwise --all runs every case, and a plain run every case without a tag. In the
 // binary's order, but the cases CTest expects to fail go last (ctest_will_fail: the unconditional row allows no PASS,
@@ -193,6 +211,14 @@ int launcher_main(const ReproBinary& bin, int argc, char** argv) {
     return written.ok() ? 0 : exit_code(Verdict::Harness);
   }
   std::vector<const CaseDef*> selected = select_cases(table, bin, o);
+  for (const CaseDef* c : selected) {  // a binary's own mistake, said before any rank starts
+    std::vector<EnvChange> changes;
+    const Status parsed_env = parse_environment_changes(c->environment, &changes);
+    if (!parsed_env.ok()) {
+      std::printf("VERDICT: HARNESS %s.%s %s\n", bin.name, c->name, printable(parsed_env.detail, 400).c_str());
+      return exit_code(Verdict::Harness);
+    }
+  }
   auto env = [](const char* k) -> const char* { return ::getenv(k); };
   int ranks = 0;
   RunSummary run{bin.name, bin.backend, {}, {}, {}, {}, {}};

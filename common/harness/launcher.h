@@ -15,6 +15,10 @@ namespace vmr {
 std::vector<const CaseDef*> select_cases(const std::vector<ExpectedRow>& table, const ReproBinary& bin,
                                          const Options& o);
 
+// One past the last of the cases from `first` that one rank life may take: those that share the environment of
+// selected[first] (binary_table.h Case::environment), which every case's must parse (launcher_main checks it).
+size_t same_environment_end(const std::vector<const CaseDef*>& selected, size_t first);
+
 // Returns the exit code of the verdict contract.
 int launcher_main(const ReproBinary& bin, int argc, char** argv);
 

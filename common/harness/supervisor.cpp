@@ -24,6 +24,8 @@
 #include "harness/scope_guard.h"
 #include "harness/text.h"
 
+extern char** environ;  // the launcher's, which the ranks inherit unless a case changes it
+
 namespace vmr {
 
 namespace {
@@ -90,7 +92,8 @@ Status make_pipe(UniqueFd* r, UniqueFd* w) {
 }
 
 [[noreturn]] void exec_child(pid_t parent, pid_t pgid, const std::vector<std::pair<int, int>>& moves, const char* exe,
-                             char* const* argv, const std::string& exec_fail_head, const std::string& exec_fail_tail) {
+                             char* const* argv, const std::string& exec_fail_head, const std::string& exec_fail_tail,
+                             char* const* envp) {
   ::setpgid(0, pgid);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(kChildSetupFailed);  // the launcher died before PDEATHSIG was armed
@@ -115,7 +118,10 @@ Status make_pipe(UniqueFd* r, UniqueFd* w) {
   // Our own fds are all close-on-exec, but the launcher may have inherited open ones from whoever started it: a rank
   // keeps exactly 0-2, the status fd and its control sockets.
   close_all_but(moves);
-  ::execv(exe, argv);
+  if (envp)
+    ::execve(exe, argv, envp);
+  else
+    ::execv(exe, argv);
   if (!exec_fail_head.empty()) {
     char num[16];
     size_t n = format_uint(unsigned(errno), num);
@@ -275,6 +281,15 @@ Status Supervisor::spawn() {
   const std::string fail_head = fail_text.substr(0, at) + "exec " + plan_.exe + " failed: errno ";
   const std::string fail_tail = fail_text.substr(at + 2);
 
+  // The ranks' environment, built before fork (the child may not allocate): the launcher's unless the cases change it.
+  std::vector<std::string> env_text;
+  std::vector<char*> envp;
+  if (!plan_.environment.empty()) {
+    env_text = changed_environment(environ, plan_.environment);
+    for (auto& e : env_text) envp.push_back(e.data());
+    envp.push_back(nullptr);
+  }
+
   std::fflush(stdout);
   std::fflush(stderr);
   const pid_t parent = ::getpid();
@@ -302,7 +317,9 @@ Status Supervisor::spawn() {
 
     pid_t pid = ::fork();
     if (pid < 0) return Status::harness(errno_text("fork rank " + std::to_string(i)));
-    if (pid == 0) exec_child(parent, pgid_, moves, plan_.exe.c_str(), argv, fail_head, fail_tail);
+    if (pid == 0)
+      exec_child(parent, pgid_, moves, plan_.exe.c_str(), argv, fail_head, fail_tail,
+                 envp.empty() ? nullptr : envp.data());
     if (pgid_ == 0) pgid_ = pid;
     ::setpgid(pid, pgid_);  // also here, so the group exists before we might signal it
     r_->ranks[i].pid = pid;

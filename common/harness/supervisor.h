@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "harness/case_environment.h"
 #include "harness/kill_schedule.h"
 #include "harness/rank_record.h"
 #include "harness/scope_guard.h"
@@ -29,10 +30,13 @@ struct LaunchPlan {
   std::string exe = "/proc/self/exe";
   std::vector<PlannedCase> cases;  // what one set of ranks runs in turn; at least one
   std::vector<int> devices;        // one per rank; its size is the rank count
-  double term_grace_s = 1.0;       // SIGTERM, then SIGKILL after this long
-  double kill_wait_s = 2.0;        // after SIGKILL, how long to wait for a rank stuck in the kernel
-  double after_death_s = 3.0;      // once a rank dies abnormally, the others get this long to report
-  bool relay_output = true;        // echo rank output live, prefixed "[rank N] "
+  // The ranks' environment: the launcher's with these changes (empty: the launcher's as it is). The cases of one life
+  // share it (case_environment.h).
+  std::vector<EnvChange> environment;
+  double term_grace_s = 1.0;   // SIGTERM, then SIGKILL after this long
+  double kill_wait_s = 2.0;    // after SIGKILL, how long to wait for a rank stuck in the kernel
+  double after_death_s = 3.0;  // once a rank dies abnormally, the others get this long to report
+  bool relay_output = true;    // echo rank output live, prefixed "[rank N] "
   // Set (to the signal's number) by the launcher's SIGINT/SIGTERM/SIGHUP handler: the ranks are stopped at once.
   const volatile sig_atomic_t* interrupt = nullptr;
 };
@@ -83,10 +87,12 @@ Status make_pipe(UniqueFd* r, UniqueFd* w);
 
 // The child side of every process the launcher starts (a rank, the device probe), between fork and exec: in process
 // group pgid (0: its own), killed with the launcher (PDEATHSIG), default signal dispositions, and exactly the fds
-// of `moves` (from -> to) open, then exec. Async-signal-safe; never returns. Where exec fails, exec_fail_head,
+// of `moves` (from -> to) open, then exec with `envp` (null: the launcher's environment). Async-signal-safe; never
+// returns. Where exec fails, exec_fail_head,
 // errno and exec_fail_tail go to fd 3 (a rank's status fd; nothing when the head is empty), and the exit code is 99.
 [[noreturn]] void exec_child(pid_t parent, pid_t pgid, const std::vector<std::pair<int, int>>& moves, const char* exe,
-                             char* const* argv, const std::string& exec_fail_head, const std::string& exec_fail_tail);
+                             char* const* argv, const std::string& exec_fail_head, const std::string& exec_fail_tail,
+                             char* const* envp = nullptr);
 
 // Decides result->verdict and ->detail from the rank outcomes (pure; unit-tested).
 void decide_verdict(CaseResult* result, double timeout_s);
