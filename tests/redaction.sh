@@ -83,7 +83,9 @@ fi
 
 # 5. scripts/bug-report embeds collect-env's text: the same redaction reaches the report.
 results=$work/results
-mkdir -p "$results" && echo '{}' >"$results/summary.json"
+# (its summary.json as a triage that ran nothing writes it: bug-report reads what failed there)
+mkdir -p "$results" && "$build/bin/check_expected" --table "$repo/expected/verdicts.md" --results "$results" \
+  --summary-json "$results/summary.json" >/dev/null || fail "check_expected over an empty folder: exit $?"
 env -u USER -u LOGNAME SUDO_USER=q VMR_CMDLINE_FILE="$work/cmdline" HSA_PROBE="q quick" BUILD_DIR="$build" \
   "$repo/scripts/bug-report" "$results" >report.out 2>&1 || fail "bug-report exited $?: $(tail -n 3 report.out)"
 grep -qxF "$want" "$results/bug-report.md" && grep -qxF 'HSA_PROBE={user} quick' "$results/bug-report.md" ||
