@@ -143,10 +143,15 @@ def check_fleet(dom_path, fleet_json, hostile):
     with open(fleet_json, encoding="utf-8") as f:
         fleet = json.load(f)
     cases, majority_row, rows = heatmap_of(doc, "fleet.html")
-    want_cases = [c["case"] for c in fleet["cases"]]
+    # The cases some node differs in first, then the rest (fleet.json's order within each).
+    differ_cases = {d["case"] for d in fleet["differences"]}
+    ordered = sorted(fleet["cases"], key=lambda c: c["case"] not in differ_cases)
+    want_cases = [c["case"] for c in ordered]
     if cases != want_cases:
-        fail("the heatmap's cases are %r, fleet.json's %r" % (cases, want_cases))
-    for td, c in zip(majority_row.kids("td"), fleet["cases"]):
+        fail("the heatmap's cases are %r, want %r (those some node differs in first)" % (cases, want_cases))
+    if not differ_cases or cases[0] not in differ_cases:
+        fail("no case some node differs in leads the heatmap: %r" % cases[:3])
+    for td, c in zip(majority_row.kids("td"), ordered):
         if td.text() != c["majority"] or "v-" + c["majority"] not in td.classes():
             fail("the majority of %s reads %r (%s), fleet.json says %s" % (c["case"], td.text(), td.classes(),
                                                                            c["majority"]))

@@ -52,12 +52,22 @@ void td(std::string* out, const std::string& cls, const std::string& title, cons
   *out += "<td class=\"" + cls + "\" title=\"" + html_text(title) + "\">" + html_text(text) + "</td>";
 }
 
+// The columns: the cases some node differs in first (on a wide fleet the rest are a scroll away), then the others.
+std::vector<std::string> cases_in_order(const Report& r) {
+  std::set<std::string> differ;
+  for (const auto& d : r.differences) differ.insert(d.case_name);
+  std::vector<std::string> order(r.cases.begin(), r.cases.end());
+  std::stable_partition(order.begin(), order.end(), [&](const std::string& c) { return differ.count(c) > 0; });
+  return order;
+}
+
 std::string heatmap(const Report& r, const Cases& differing) {
+  const std::vector<std::string> cases = cases_in_order(r);
   std::string out = "<table id=\"heatmap\">\n<thead><tr><th>node</th>";
-  for (const auto& c : r.cases)
+  for (const auto& c : cases)
     out += "<th class=\"case\" title=\"" + html_text(c) + "\"><span>" + html_text(c) + "</span></th>";
   out += "</tr>\n<tr class=\"majority\"><th>majority</th>";
-  for (const auto& c : r.cases) {
+  for (const auto& c : cases) {
     const auto m = r.majority.find(c);
     if (m == r.majority.end())
       td(&out, "v-none", "no node ran it", "-");
@@ -70,7 +80,7 @@ std::string heatmap(const Report& r, const Cases& differing) {
     const bool differs = differing.count(n->name) > 0;
     out += std::string("<tr") + (differs ? " class=\"differs\"" : "") + "><th title=\"" +
            html_text(node_title(*n, differing)) + "\">" + html_text(n->name) + "</th>";
-    for (const auto& c : r.cases) {
+    for (const auto& c : cases) {
       if (!n->why.empty()) {
         td(&out, "v-silent", "did not answer: " + n->why, "n/a");
         continue;

@@ -35,7 +35,7 @@ th { background: #f2f2f2; font-weight: 600; text-align: left; }
 #heatmap tbody th { position: sticky; left: 0; z-index: 1; white-space: nowrap; max-width: 260px; overflow: hidden; text-overflow: ellipsis; }
 #heatmap tr.differs th { background: #ffe0b2; }
 .matrix td { text-align: center; min-width: 90px; }
-.rows td { white-space: nowrap; } .rows td.result { white-space: normal; }
+.rows td { vertical-align: top; } .rows td:nth-child(-n+2) { white-space: nowrap; } .rows td.result { min-width: 30em; }
 ul { margin: 2px 0 6px; padding-left: 18px; }
 )css";
 
