@@ -23,11 +23,14 @@
 
 #include "amd/amd_env.h"
 #include "amd/hip_legacy_ipc.h"
+#include "amd/hip_read_bandwidth.h"
+#include "amd/hip_vmem.h"
 #include "amd/hsa_api.h"
 #include "gpu/gpu_host.h"
 #include "gpu/size_plans.h"
 #include "gpu/size_rounds.h"
 #include "harness/harness.h"
+#include "harness/read_direction.h"
 
 namespace {
 
@@ -108,6 +111,8 @@ Status read_case(RankContext& ctx, const RankState& state, size_t bytes, const s
   VMR_TRY(verify_peer_reads(ctx, spans_of_mappings(peers), own_sum));
   VMR_TRY(probe_round(ctx, own.span(), spans_of_mappings(peers), step.probe_words));
   ctx.phase_done("verify");
+  // Kernel and copy-engine read bandwidth of the source rank's memory, in the metrics every read case reports.
+  VMR_TRY(vmr_hip::peer_read_bandwidth(ctx, spans_of_mappings(peers)[vmr::read_source_rank(ctx.rank(), ctx.ranks())]));
   VMR_TRY(ctx.mesh().barrier("read-done"));
   return Status::pass(label +
                       " of hipMalloc memory per rank, shared by hipIpcGetMemHandle, read exactly by every "
@@ -145,6 +150,39 @@ Status atomics_2g(RankContext& ctx, const RankState& s) {
   return atomics_case(ctx, s, kLarge + s.granule, "2g", large_label(s));
 }
 
+// The guard itself on this runtime (the twin of repro_cuda_legacy_ipc's): what ROCr says of a VMem mapping and of
+// hipMalloc memory, and legacy_ipc_export_check refusing the first and passing the second; no IPC call is made. It
+// needs VMem (describe_vmem: ROCm 6.2 and a GPU with VMM, else SKIP with the reason).
+Status vmem_guard(RankContext& ctx, const RankState& state) {
+  vmr_hip::Session session;
+  VMR_TRY(vmr_hip::describe_vmem(ctx, state.amd, &session));
+  const vmr_hip::Vmem vmem{&session, ctx.device(), hipMemAllocationTypePinned};
+  size_t g = 0;
+  VMR_TRY(vmr_hip::granularity(ctx.device(), vmem.type, &g));
+  vmr_hip::Block mapped;
+  VMR_TRY(vmem.create(g, &mapped.mem));
+  VMR_TRY(vmem.reserve(g, &mapped.range));
+  VMR_TRY(vmem.map(mapped.range.va, g, mapped.mem, &mapped.map));
+  VMR_TRY(vmem.grant_own(mapped.range.va, g));
+  vmr_hip::PlainMemory plain;
+  VMR_TRY(plain.allocate(g));
+  ctx.phase_done("setup");
+  const IpcPointerFacts on_vmem = vmr_hip::PlainBackend::ipc_pointer_facts(mapped.range.va);
+  const IpcPointerFacts on_plain = vmr_hip::PlainBackend::ipc_pointer_facts(plain.allocation().ptr());
+  ctx.info("legacy_ipc_on_vmem", on_vmem.vmem_query + "; " + on_vmem.capable_query);
+  ctx.info("legacy_ipc_on_hipmalloc", on_plain.vmem_query + "; " + on_plain.capable_query);
+  const Status vmem_check = legacy_ipc_export_check(on_vmem, "hipIpcGetMemHandle");
+  const Status plain_check = legacy_ipc_export_check(on_plain, "hipIpcGetMemHandle");
+  ctx.phase_done("run");
+  if (vmem_check.verdict != vmr::Verdict::Harness)
+    return Status::harness("suite bug: the legacy IPC guard lets a VMem mapping through (" + on_vmem.vmem_query + "; " +
+                           on_vmem.capable_query + ")");
+  if (!plain_check.ok()) return plain_check;  // the guard would refuse every legacy IPC case here: the suite's
+  return Status::pass("the guard refuses a VMem mapping (" + on_vmem.vmem_query + "; " + on_vmem.capable_query +
+                      ") and passes hipMalloc memory (" + on_plain.vmem_query + "; " + on_plain.capable_query +
+                      "); no IPC call made");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -167,6 +205,10 @@ int main(int argc, char** argv) {
           {"read-2g-legacy-mode", "read-2g with HSA_ENABLE_IPC_MODE_LEGACY=1 (#2209)", read_2g, 0, kLegacyMode},
           {"atomics-2g-legacy-mode", "atomics-2g with HSA_ENABLE_IPC_MODE_LEGACY=1 (#2209)", atomics_2g, 0,
            kLegacyMode},
+          {"vmem-guard",
+           "the legacy IPC guard on this runtime: refuses a VMem mapping, passes hipMalloc memory (no IPC "
+           "call)",
+           vmem_guard, 0, kDefaultMode},
       },
       vmr_amd::count_devices};
   return vmr::repro_main(binary, argc, argv);
