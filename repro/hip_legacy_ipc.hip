@@ -54,7 +54,15 @@ Status describe(RankContext& ctx, RankState* state) {
   const char* mode = std::getenv(kLegacyVariable);
   ctx.info("hsa_enable_ipc_mode_legacy", mode ? mode : "(unset)");  // as this rank's ROCr reads it
   VMR_TRY(vmr_amd::describe_rank(ctx, &state->amd));
-  VMR_TRY(vmr_hsa::load_api());  // the guard asks ROCr whether a pointer is VMem (amd/hip_legacy_ipc.h)
+  // The guard asks ROCr whether a pointer is VMem (amd/hip_legacy_ipc.h). A ROCr without the whole vmem API (before
+  // ROCm 6.0) has no VMem at all: the legacy cases still run there, the guard saying so ("no VMem API").
+  const Status vmem_api = vmr_hsa::load_api();
+  if (vmem_api.verdict == vmr::Verdict::Skip) {
+    vmr_hsa::api.hsa_amd_vmem_get_access = nullptr;  // only a whole API counts
+    ctx.info("hsa_vmem_api", vmem_api.detail);
+  } else {
+    VMR_TRY(vmem_api);
+  }
   vmr_hip::PlainBackend::agent = state->amd.agent;
   state->granule = state->amd.pools.coarse ? state->amd.pools.coarse->granule : 0;
   if (state->granule == 0) state->granule = 4096;  // ROCr's allocation granule is the page (amd_memory_region.cpp)
