@@ -204,15 +204,19 @@ Status case_map_then_use(RankContext& ctx, const RankState& state) {
   ctx.phase_done("setup");
   int bad_maps = 0, first_bad_map = -1;
   u64 bad_words = 0;
+  PatternCounter counter;  // one pair of result cells for every round
   for (int i = 0; i < kFreshMaps; ++i) {
     Block b;
     VMR_TRY(state.hip.create(size, &b.mem));
     VMR_TRY(state.hip.reserve(size, &b.range));
     VMR_TRY(state.hip.map(b.range.va, size, b.mem, &b.map));
     VMR_TRY(state.hip.grant_own(b.range.va, size));
-    VMR_TRY(fill_pattern(b.span(), i, "fresh map " + std::to_string(i)));  // at once: no delay after the grant
+    VMR_TRY(start_fill_pattern(b.span(), i));  // at once: no delay after the grant
+    // The count follows the fill in stream order, so one wait covers both: each wait for the device costs a time
+    // slice when other processes share the GPU (a triage's other binaries).
     u64 bad = 0, first = 0;
-    VMR_TRY(count_pattern_mismatches(b.span(), i, &bad, &first));
+    const std::string waited = "k_fill_pattern and k_verify_pattern on fresh map " + std::to_string(i);
+    VMR_TRY(counter.count(b.span(), i, &bad, &first, waited.c_str()));
     if (bad == 0) continue;
     bad_words += bad;
     if (bad_maps++ == 0) first_bad_map = i;

@@ -10,16 +10,35 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 diff <(grep -v '^#' "$cmake_build/bin/manifest.txt" | cut -f1,2,4,5) \
      <(VMR_ROOT=$repo bash -c 'source "$VMR_ROOT/scripts/lib/manifest.sh"; vmr_manifest_from_sources' | cut -f1,2,4,5) ||
   fail "the manifest read from the CMakeLists differs from CMake's"
+# The targets the CMake build was configured with (the AMD ones its hipcc accepts), as CI's build uses: with none,
+# amalgamate prints every CDNA target, some of which an older hipcc (Debian 12's 5.2.3) rejects.
+hip_arch=$(sed -n 's/^CMAKE_HIP_ARCHITECTURES:[A-Z]*=//p' "$cmake_build/CMakeCache.txt" 2>/dev/null || true)
+[ -z "$hip_arch" ] || export HIP_ARCH=$hip_arch
+cuda_arch=$(sed -n 's/^CMAKE_CUDA_ARCHITECTURES:[A-Z]*=//p' "$cmake_build/CMakeCache.txt" 2>/dev/null || true)
+[ -z "$cuda_arch" ] || export CUDA_ARCH=$cuda_arch
 BUILD_DIR=$work/build bash -c "set -euo pipefail; source '$repo/scripts/lib/common.sh'; PATH=/usr/bin:/bin
   vmr_build_single_files; echo built with \$VMR_BUILT_WITH" \
   >"$work/build.out" 2>&1 || { cat "$work/build.out"; fail "the single-file build failed"; }
 grep -q "built with single-file" "$work/build.out" || fail "VMR_BUILT_WITH is not single-file"
 grep -Pq '^repro_host_shm\thost\tok\t' "$work/build/bin/manifest.txt" && [ -x "$work/build/bin/repro_host_shm" ] ||
   fail "the host reproducer was not built"
+# Every single file whose compiler this machine has must build with the command scripts/amalgamate prints: the
+# manifest's toolchain column says "ok" only for a compile that succeeded. (CI has g++, nvcc and Debian's hipcc: this
+# is its proof that every single-file reproducer builds.)
+source "$repo/scripts/lib/cuda_archs.sh"
+declare -A have=([host]=1)
+[ -z "$(vmr_nvcc || true)" ] || have[cuda]=1
+[ -z "$(PATH=/usr/bin:/bin command -v hipcc || true)" ] || { have[hip]=1; have[hsa]=1; }
+unbuilt=$(awk -F'\t' -v have="${!have[*]}" 'BEGIN { n = split(have, h, " "); for (i = 1; i <= n; i++) on[h[i]] = 1 }
+  !/^#/ && on[$2] && $3 != "ok" { print $1 " (" $2 ")" }' "$work/build/bin/manifest.txt" | paste -sd' ' -)
+[ -z "$unbuilt" ] || { cat "$work/build.out"; fail "single files whose compiler is here did not build: $unbuilt"; }
+for name in $(awk -F'\t' '!/^#/ && $3 == "ok" { print $1 }' "$work/build/bin/manifest.txt"); do
+  [ -x "$work/build/bin/$name" ] || fail "the manifest says $name was built, but bin/$name is not there"
+done
 # GPUs hidden, as in triage_e2e.sh: ctest lends this test no GPU, so no real pair may run here.
 export CUDA_VISIBLE_DEVICES= HIP_VISIBLE_DEVICES= ROCR_VISIBLE_DEVICES=
 BUILD_DIR=$work/build VMR_FAKE_GPUS=2 RESULTS_DIR=$work/results "$repo/scripts/triage" >"$work/triage.out" 2>&1 ||
   { tail -20 "$work/triage.out"; fail "triage from the single-file build: exit $?"; }
 grep -q "single-file build (no cmake on this node)" "$work/triage.out" || fail "triage does not say how it was built"
 grep -Eq '^8 OK, 0 CHANGED' "$work/triage.out" || fail "triage from the single-file build: $(grep CHANGED, "$work/triage.out")"
-echo "single-file build: $(ls "$work/build/bin" | grep -c '^repro_') binaries built; triage from it: 8 OK"
+echo "single-file build: $(ls "$work/build/bin" | grep -c '^repro_') binaries built (compilers here: ${!have[*]}); triage from it: 8 OK"

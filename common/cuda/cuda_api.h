@@ -32,6 +32,7 @@ using vmr::Status;
   X(cuMemMap)                               \
   X(cuMemUnmap)                             \
   X(cuMemSetAccess)                         \
+  X(cuMemGetAccess)                         \
   X(cuMemExportToShareableHandle)           \
   X(cuMemImportFromShareableHandle)         \
   X(cuMemGetAllocationPropertiesFromHandle) \

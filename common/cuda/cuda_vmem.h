@@ -119,6 +119,16 @@ struct Vmem {
   }
   Status grant_own(CUdeviceptr va, size_t size) const { return set_access(va, size, {device}); }
 
+  // The access device `dev` has to the mapping at va, as the driver keeps it (cuMemGetAccess):
+  // CU_MEM_ACCESS_FLAGS_PROT_NONE, _READ or _READWRITE.
+  Status access_of(CUdeviceptr va, int dev, unsigned long long* flags) const {
+    CUmemLocation where{};
+    where.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    where.id = dev;
+    VMR_CU_TRY(api.cuMemGetAccess, flags, &where, va);
+    return Status::pass();
+  }
+
   // Read-write access for the host (a Host location; its id is ignored) on [va, va + size).
   Status grant_host(CUdeviceptr va, size_t size) const {
     CUmemAccessDesc a{};

@@ -123,21 +123,36 @@ inline Status pattern_result(const Span& s, int owner, const std::string& what, 
                       std::to_string(first));
 }
 
-// How many words of the span differ from `owner`'s pattern (*bad), and the first of them (*first_bad, ~0 if none).
+// How many words of a span differ from an owner's pattern, counted on the device into two result cells. One counter
+// serves a whole loop: its cells are allocated once and reset by two one-thread kernels in stream order, so a count
+// costs one wait for the device and one copy back (a per-count allocation, host-to-device copy and free made
+// map-then-use's 200 rounds wait on the device six times each: 0.8 s on an H200 shared with other processes).
+class PatternCounter {
+ public:
+  // *bad: the words that differ; *first_bad: the first of them (~0 if none). `waited_for` names the kernels the
+  // wait covers in an error (a fill started before the count is one of them).
+  Status count(const Span& s, int owner, u64* bad, u64* first_bad, const char* waited_for = "k_verify_pattern") {
+    VMR_TRY(guard(s, 0, s.words, "k_verify_pattern"));
+    if (!cells_.p) VMR_TRY(cells_.alloc(2));
+    forget_stale_error();
+    k_zero<<<1, 1>>>(cells_.p, 1);
+    k_store<<<1, 1>>>(cells_.p + 1, ~0ull);
+    k_verify_pattern<<<kBlocks, kThreads>>>(s.p, s.words, u64(owner), cells_.p, cells_.p + 1);
+    VMR_TRY(finish(waited_for));
+    u64 got[2];
+    VMR_TRY(copy_to_host(got, cells_.p, sizeof got));
+    *bad = got[0];
+    *first_bad = got[1];
+    return Status::pass();
+  }
+
+ private:
+  DeviceBuffer<u64> cells_;
+};
+
 inline Status count_pattern_mismatches(const Span& s, int owner, u64* bad, u64* first_bad) {
-  VMR_TRY(guard(s, 0, s.words, "k_verify_pattern"));
-  DeviceBuffer<u64> cells;
-  VMR_TRY(cells.alloc(2));
-  const u64 init[2] = {0, ~0ull};
-  VMR_TRY(copy_to_device(cells.p, init, sizeof init));
-  forget_stale_error();
-  k_verify_pattern<<<kBlocks, kThreads>>>(s.p, s.words, u64(owner), cells.p, cells.p + 1);
-  VMR_TRY(finish("k_verify_pattern"));
-  u64 got[2];
-  VMR_TRY(copy_to_host(got, cells.p, sizeof got));
-  *bad = got[0];
-  *first_bad = got[1];
-  return Status::pass();
+  PatternCounter counter;
+  return counter.count(s, owner, bad, first_bad);
 }
 
 // Every word of the span must hold `owner`'s pattern; the failure counts the bad words and names the first.
@@ -156,11 +171,18 @@ inline Status host_verify_pattern(const Span& s, int owner, const std::string& w
   return pattern_result(s, owner, what, bad, first);
 }
 
-// Fills the span with `owner`'s pattern (the whole mapping: proof that it and its access really work).
-inline Status fill_pattern(const Span& s, int owner, const std::string& what) {
+// Launches the fill of the span with `owner`'s pattern and returns without waiting: the next wait (a
+// PatternCounter's count in stream order) names it.
+inline Status start_fill_pattern(const Span& s, int owner) {
   VMR_TRY(guard(s, 0, s.words, "k_fill_pattern"));
   forget_stale_error();
   k_fill_pattern<<<kBlocks, kThreads>>>(s.p, s.words, u64(owner));
+  return gpu_check("k_fill_pattern", VMR_GPU(GetLastError)());
+}
+
+// Fills the span with `owner`'s pattern (the whole mapping: proof that it and its access really work).
+inline Status fill_pattern(const Span& s, int owner, const std::string& what) {
+  VMR_TRY(start_fill_pattern(s, owner));
   return finish(("k_fill_pattern on " + what).c_str());
 }
 
