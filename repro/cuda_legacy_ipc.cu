@@ -16,14 +16,16 @@
 #include "cuda/cuda_rank.h"
 #include "cuda/cuda_vmem.h"
 #include "gpu/gpu_host.h"
+#include "gpu/legacy_ipc_vmem_guard.h"
 #include "gpu/size_rounds.h"
+#include "gpu/vmem_share.h"
 #include "harness/harness.h"
 
 namespace {
 
 using vmr::RankContext;
 using vmr::Status;
-using namespace vmr_gpu;  // the shared kernels, host helpers and size rounds
+using namespace vmr_gpu;  // the shared kernels, host helpers, size rounds and legacy IPC
 using vmr_cuda::IpcMapping;
 using vmr_cuda::PlainMemory;
 
@@ -44,11 +46,11 @@ Status share(RankContext& ctx, const PlainMemory& own, size_t size, std::vector<
   cudaIpcMemHandle_t mine{};
   VMR_TRY(vmr_cuda::ipc_export(own.allocation(), &mine));
   std::vector<std::string> handles;
-  VMR_TRY(ctx.mesh().all_gather(vmr_cuda::handle_text(mine), &handles));
+  VMR_TRY(ctx.mesh().all_gather(handle_text(mine), &handles));
   for (int j = 0; j < ctx.ranks(); ++j) {
     if (j == ctx.rank()) continue;
     cudaIpcMemHandle_t theirs{};
-    VMR_TRY(vmr_cuda::handle_from_text(handles[j], &theirs));
+    VMR_TRY(handle_from_text(handles[j], &theirs));
     const Status opened = (*peers)[j].open(theirs, size);
     if (!opened.ok()) return {opened.verdict, "rank " + std::to_string(j) + "'s handle: " + opened.detail};
   }
@@ -112,32 +114,13 @@ Status case_read_2g(RankContext& ctx, const RankState&) { return legacy_read(ctx
 Status case_atomics_256m(RankContext& ctx, const RankState&) { return legacy_atomics(ctx, step_256m()); }
 Status case_atomics_2g(RankContext& ctx, const RankState&) { return legacy_atomics(ctx, step_2g()); }
 
-// The run-time lock on this node's driver: what cuMemRetainAllocationHandle and the legacy-IPC attribute say of a
-// VMem mapping and of cudaMalloc memory, and the guard's decision on each. No IPC call is made.
+// The run-time lock on this node's driver (gpu/legacy_ipc_vmem_guard.h): what the legacy-IPC attribute and
+// cuMemRetainAllocationHandle say of a VMem mapping and of cudaMalloc memory, and the guard's decision on each. No IPC
+// call is made.
 Status case_vmem_guard(RankContext& ctx, const RankState& state) {
-  const size_t g = state.granule;
   vmr_cuda::Block vmem;
-  VMR_TRY(state.cuda.create(g, &vmem.mem));
-  VMR_TRY(state.cuda.reserve(g, &vmem.range));
-  VMR_TRY(state.cuda.map(vmem.range.va, g, vmem.mem, &vmem.map));
-  VMR_TRY(state.cuda.grant_own(vmem.range.va, g));
-  PlainMemory plain;
-  VMR_TRY(plain.allocate(g));
-  ctx.phase_done("setup");
-  const IpcPointerFacts on_vmem = vmr_cuda::PlainBackend::ipc_pointer_facts(reinterpret_cast<void*>(vmem.range.va));
-  const IpcPointerFacts on_plain = vmr_cuda::PlainBackend::ipc_pointer_facts(plain.allocation().ptr());
-  ctx.info("legacy_ipc_on_vmem", on_vmem.vmem_query + "; " + on_vmem.capable_query);
-  ctx.info("legacy_ipc_on_cudamalloc", on_plain.vmem_query + "; " + on_plain.capable_query);
-  const Status vmem_check = legacy_ipc_export_check(on_vmem, "cudaIpcGetMemHandle");
-  const Status plain_check = legacy_ipc_export_check(on_plain, "cudaIpcGetMemHandle");
-  ctx.phase_done("run");
-  if (vmem_check.verdict != vmr::Verdict::Harness)
-    return Status::harness("suite bug: the legacy IPC guard lets a VMem mapping through (" + on_vmem.vmem_query + "; " +
-                           on_vmem.capable_query + ")");
-  if (!plain_check.ok()) return plain_check;  // the guard would refuse every legacy IPC case here: the suite's
-  return Status::pass("the guard refuses a VMem mapping (" + on_vmem.vmem_query + "; " + on_vmem.capable_query +
-                      ") and passes cudaMalloc memory (" + on_plain.vmem_query + "; " + on_plain.capable_query +
-                      "); no IPC call made");
+  VMR_TRY(map_own(state.cuda, state.granule, &vmem));
+  return legacy_ipc_vmem_guard<vmr_cuda::PlainBackend>(ctx, vmem, state.granule);
 }
 
 }  // namespace

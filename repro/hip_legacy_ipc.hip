@@ -27,8 +27,10 @@
 #include "amd/hip_vmem.h"
 #include "amd/hsa_api.h"
 #include "gpu/gpu_host.h"
+#include "gpu/legacy_ipc_vmem_guard.h"
 #include "gpu/size_plans.h"
 #include "gpu/size_rounds.h"
+#include "gpu/vmem_share.h"
 #include "harness/harness.h"
 #include "harness/read_direction.h"
 
@@ -89,12 +91,12 @@ Status share(RankContext& ctx, const SizeStep& step, vmr_hip::PlainMemory* own, 
   VMR_TRY(vmr_gpu::legacy_ipc_export(own->allocation(), &handle));
   ctx.phase_done("setup");
   std::vector<std::string> handles;
-  VMR_TRY(ctx.mesh().all_gather(vmr_hip::handle_text(handle), &handles));
+  VMR_TRY(ctx.mesh().all_gather(handle_text(handle), &handles));
   *peers = std::vector<vmr_hip::IpcMapping>(ctx.ranks());
   for (int j = 0; j < ctx.ranks(); ++j) {
     if (j == ctx.rank()) continue;
     hipIpcMemHandle_t theirs{};
-    VMR_TRY(vmr_hip::handle_from_text(handles[j], &theirs));
+    VMR_TRY(handle_from_text(handles[j], &theirs));
     VMR_TRY((*peers)[j].open(theirs, step.plan.bytes));
   }
   VMR_TRY(ctx.mesh().barrier("opened"));  // no owner frees before every peer opened
@@ -158,9 +160,9 @@ Status atomics_2g(RankContext& ctx, const RankState& s) {
   return atomics_case(ctx, s, kLarge + s.granule, "2g", large_label(s));
 }
 
-// The guard itself on this runtime (the twin of repro_cuda_legacy_ipc's): what ROCr says of a VMem mapping and of
-// hipMalloc memory, and legacy_ipc_export_check refusing the first and passing the second; no IPC call is made. It
-// needs VMem (describe_vmem: ROCm 6.2 and a GPU with VMM, else SKIP with the reason).
+// The guard itself on this runtime (gpu/legacy_ipc_vmem_guard.h, the twin of repro_cuda_legacy_ipc's): what ROCr says
+// of a VMem mapping and of hipMalloc memory, and legacy_ipc_export_check refusing the first and passing the second;
+// no IPC call is made. It needs VMem (describe_vmem: ROCm 6.2 and a GPU with VMM, else SKIP with the reason).
 Status vmem_guard(RankContext& ctx, const RankState& state) {
   vmr_hip::Session session;
   VMR_TRY(vmr_hip::describe_vmem(ctx, state.amd, &session));
@@ -168,27 +170,8 @@ Status vmem_guard(RankContext& ctx, const RankState& state) {
   size_t g = 0;
   VMR_TRY(vmr_hip::granularity(ctx.device(), vmem.type, &g));
   vmr_hip::Block mapped;
-  VMR_TRY(vmem.create(g, &mapped.mem));
-  VMR_TRY(vmem.reserve(g, &mapped.range));
-  VMR_TRY(vmem.map(mapped.range.va, g, mapped.mem, &mapped.map));
-  VMR_TRY(vmem.grant_own(mapped.range.va, g));
-  vmr_hip::PlainMemory plain;
-  VMR_TRY(plain.allocate(g));
-  ctx.phase_done("setup");
-  const IpcPointerFacts on_vmem = vmr_hip::PlainBackend::ipc_pointer_facts(mapped.range.va);
-  const IpcPointerFacts on_plain = vmr_hip::PlainBackend::ipc_pointer_facts(plain.allocation().ptr());
-  ctx.info("legacy_ipc_on_vmem", on_vmem.vmem_query + "; " + on_vmem.capable_query);
-  ctx.info("legacy_ipc_on_hipmalloc", on_plain.vmem_query + "; " + on_plain.capable_query);
-  const Status vmem_check = legacy_ipc_export_check(on_vmem, "hipIpcGetMemHandle");
-  const Status plain_check = legacy_ipc_export_check(on_plain, "hipIpcGetMemHandle");
-  ctx.phase_done("run");
-  if (vmem_check.verdict != vmr::Verdict::Harness)
-    return Status::harness("suite bug: the legacy IPC guard lets a VMem mapping through (" + on_vmem.vmem_query + "; " +
-                           on_vmem.capable_query + ")");
-  if (!plain_check.ok()) return plain_check;  // the guard would refuse every legacy IPC case here: the suite's
-  return Status::pass("the guard refuses a VMem mapping (" + on_vmem.vmem_query + "; " + on_vmem.capable_query +
-                      ") and passes hipMalloc memory (" + on_plain.vmem_query + "; " + on_plain.capable_query +
-                      "); no IPC call made");
+  VMR_TRY(map_own(vmem, g, &mapped));
+  return legacy_ipc_vmem_guard<vmr_hip::PlainBackend>(ctx, mapped, g);
 }
 
 }  // namespace

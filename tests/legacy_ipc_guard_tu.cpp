@@ -1,5 +1,6 @@
 // Compiled by tests/legacy_ipc_guard.cmake once per VMR_GUARD_TRY: try 0 (the allocator's token) must compile, every
-// other try hands a legacy IPC export something that is not a PlainAllocation and must be refused by the compiler.
+// other try hands a legacy IPC export something that is not a PlainAllocation, or makes a second maker of the token
+// (an explicit specialization of the backend's plain allocator), and must be refused by the compiler.
 // VMR_GUARD_CUDA: the tries against vmr_cuda::ipc_export (host code: cuda_runtime_api.h only); otherwise against a
 // stand-in backend, so the token itself is proven where no CUDA toolkit is installed.
 #include "gpu/legacy_ipc.h"
@@ -7,6 +8,22 @@
 #ifdef VMR_GUARD_CUDA
 #include "cuda/cuda_legacy_ipc.h"
 #include "cuda/cuda_vmem.h"
+
+#if VMR_GUARD_TRY == 7  // a second maker of tokens: the plain allocator specialized for the backend
+template <>
+class vmr_gpu::PlainMemory<vmr_cuda::PlainBackend> {
+ public:
+  static vmr_cuda::PlainAllocation forge(void* p) { return vmr_cuda::PlainAllocation(p, 64); }
+  vmr::Status allocate(size_t) { return vmr::Status::pass(); }
+  vmr_cuda::PlainAllocation allocation() const { return forge(nullptr); }
+};
+#elif VMR_GUARD_TRY == 8  // a second maker of tokens: the plain allocator's allocate specialized to take a VMem VA
+template <>
+vmr::Status vmr_gpu::PlainMemory<vmr_cuda::PlainBackend>::allocate(size_t va) {
+  token_ = vmr_cuda::PlainAllocation(reinterpret_cast<void*>(va), 64);
+  return vmr::Status::pass();
+}
+#endif
 
 int main() {
   cudaIpcMemHandle_t h;
@@ -29,6 +46,12 @@ int main() {
   return vmr_cuda::ipc_export({reinterpret_cast<void*>(block.range.va), 64}, &h).ok();  // brace-made from a VMem VA
 #elif VMR_GUARD_TRY == 6
   return vmr_cuda::PlainBackend::ipc_get_handle(raw, &h).ok();  // the raw export, past the run-time check
+#elif VMR_GUARD_TRY == 7
+  return vmr_cuda::ipc_export(vmr_gpu::PlainMemory<vmr_cuda::PlainBackend>::forge(raw), &h).ok();
+#elif VMR_GUARD_TRY == 8
+  vmr_cuda::PlainMemory forged;
+  (void)forged.allocate(block.range.va);
+  return vmr_cuda::ipc_export(forged.allocation(), &h).ok();
 #endif
 }
 

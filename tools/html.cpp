@@ -41,31 +41,8 @@ ul { margin: 2px 0 6px; padding-left: 18px; }
 
 }  // namespace
 
-std::string html_text(const std::string& s) {
-  std::string out;
-  for (char c : one_line(s)) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+// one_line's cap. U+FFFE and U+FFFF stay: an HTML parser reads a noncharacter and goes on, where XML refuses the file.
+std::string html_text(const std::string& s) { return markup_escape(s, {4000, true, false}); }
 
 std::string verdict_class(Verdict v) { return std::string("v-") + verdict_name(v); }
 

@@ -125,15 +125,15 @@ std::vector<Run> read_runs(const std::string& dir) {
   return runs;
 }
 
-std::string xml_escape(const std::string& s) {
+std::string markup_escape(const std::string& s, const MarkupRules& rules) {
   std::string out;
-  const std::string text = valid_utf8(printable(s, 2000));
+  const std::string text = valid_utf8(printable(s, rules.max_bytes));
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     // U+FFFE and U+FFFF are well-formed UTF-8 but no XML 1.0 character (its Char production stops at U+FFFD): a
     // parser refuses the whole file. They become U+FFFD as invalid bytes do. Everything else XML refuses is gone
     // already: control bytes are \xNN (printable), surrogates and invalid bytes U+FFFD (valid_utf8).
-    if (text.compare(i, 2, "\xef\xbf") == 0 && i + 2 < text.size() &&
+    if (rules.xml_chars_only && text.compare(i, 2, "\xef\xbf") == 0 && i + 2 < text.size() &&
         (text[i + 2] == '\xbe' || text[i + 2] == '\xbf')) {
       out += "\xef\xbf\xbd";
       i += 2;
@@ -152,11 +152,16 @@ std::string xml_escape(const std::string& s) {
       case '"':
         out += "&quot;";
         break;
+      case '\'':
+        out += rules.apostrophe ? "&#39;" : "'";
+        break;
       default:
         out += c;
     }
   }
   return out;
 }
+
+std::string xml_escape(const std::string& s) { return markup_escape(s, {2000, false, true}); }
 
 }  // namespace vmr_tools

@@ -19,6 +19,15 @@ using vmr::Verdict;
 // Outside text (folder and node names, case names, facts, reasons) made safe for a report: one line (control bytes
 // as \xNN, so a newline cannot forge a table row or a console line) and valid UTF-8 (else U+FFFD).
 std::string one_line(const std::string& s);
+// What a markup language needs of outside text besides & < > " as entities (markup_escape's options).
+struct MarkupRules {
+  size_t max_bytes;     // printable's cap on the text before escaping
+  bool apostrophe;      // ' as &#39; too (HTML: safe inside a single-quoted attribute value)
+  bool xml_chars_only;  // U+FFFE and U+FFFF as U+FFFD (no XML 1.0 characters: a parser refuses the whole file)
+};
+// `s` for an element or a quoted attribute of markup: one line (control bytes as \xNN), valid UTF-8 (else U+FFFD),
+// & < > " (and per `rules` ') as entities. The one escaper of html_text (tools/html.h) and xml_escape.
+std::string markup_escape(const std::string& s, const MarkupRules& rules);
 // Text for an XML attribute or element (JUnit reports): one line, control bytes escaped, valid UTF-8 (else U+FFFD:
 // the file says it is UTF-8) of XML 1.0 characters only (U+FFFE and U+FFFF as U+FFFD), & < > " as entities.
 std::string xml_escape(const std::string& s);

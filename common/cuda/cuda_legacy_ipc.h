@@ -1,29 +1,40 @@
 // Legacy CUDA IPC, the baseline PyTorch and vLLM use: cudaIpcGetMemHandle on cudaMalloc memory in the owner,
-// cudaIpcOpenMemHandle in each peer process, behind both locks of gpu/legacy_ipc.h. PlainMemory is the one maker of
-// PlainAllocation tokens, ipc_export the one place this suite calls cudaIpcGetMemHandle, and it asks the driver
-// first whether the pointer is plain memory (ipc_pointer_facts).
+// cudaIpcOpenMemHandle in each peer process, behind both locks of gpu/legacy_ipc.h: the CUDA runtime's calls of
+// gpu/legacy_ipc_memory.h's PlainMemory (the one maker of PlainAllocation tokens) and IpcMapping. ipc_export is the
+// one place this suite calls cudaIpcGetMemHandle, and it asks the driver first whether the pointer is plain memory
+// (ipc_pointer_facts).
 #pragma once
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
-#include <cstdio>
-#include <optional>
+#include <cstddef>
 #include <string>
 
 #include "cuda/cuda_api.h"
-#include "gpu/footprint.h"
 #include "gpu/gpu_errors.h"
 #include "gpu/legacy_ipc.h"
+#include "gpu/legacy_ipc_memory.h"
 
 namespace vmr_cuda {
 
-class PlainMemory;
 struct PlainBackend {
-  using PlainAllocator = PlainMemory;
+  using PlainAllocator = vmr_gpu::PlainMemory<PlainBackend>;
   using IpcHandle = cudaIpcMemHandle_t;
   static constexpr const char* kIpcExportCall = "cudaIpcGetMemHandle";
+  static constexpr const char* kPlainMallocCall = "cudaMalloc";
   static vmr_gpu::IpcPointerFacts ipc_pointer_facts(const void* p);
+  static Status plain_malloc(void** p, size_t bytes) {
+    VMR_GPU_TRY(cudaMalloc, p, bytes);
+    return Status::pass();
+  }
+  static void plain_free(void* p) { (void)cudaFree(p); }
+  // cudaIpcOpenMemHandle with cudaIpcMemLazyEnablePeerAccess (the only flag there is) in this process.
+  static Status ipc_open(void** p, const cudaIpcMemHandle_t& handle) {
+    VMR_GPU_TRY(cudaIpcOpenMemHandle, p, handle, cudaIpcMemLazyEnablePeerAccess);
+    return Status::pass();
+  }
+  static void ipc_close(void* p) { (void)cudaIpcCloseMemHandle(p); }
 
  private:
   template <class B>
@@ -34,33 +45,11 @@ struct PlainBackend {
   }
 };
 using PlainAllocation = vmr_gpu::PlainAllocation<PlainBackend>;
-
-// Device memory from cudaMalloc on the current device, freed on every path.
-class PlainMemory {
- public:
-  PlainMemory() = default;
-  PlainMemory(const PlainMemory&) = delete;
-  PlainMemory& operator=(const PlainMemory&) = delete;
-  ~PlainMemory() {
-    if (token_) (void)cudaFree(token_->ptr());
-  }
-  Status allocate(size_t bytes) {
-    if (token_) return Status::harness("suite bug: PlainMemory allocated twice");
-    void* p = nullptr;
-    VMR_GPU_TRY(cudaMalloc, &p, bytes);
-    token_ = PlainAllocation(p, bytes);
-    return Status::pass();
-  }
-  bool valid() const { return token_.has_value(); }
-  const PlainAllocation& allocation() const { return *token_; }  // valid() only
-  vmr_gpu::Span span() const {
-    return token_ ? vmr_gpu::Span{static_cast<vmr_gpu::u64*>(token_->ptr()), token_->bytes() / sizeof(vmr_gpu::u64)}
-                  : vmr_gpu::Span{};
-  }
-
- private:
-  std::optional<PlainAllocation> token_;
-};
+using PlainMemory = vmr_gpu::PlainMemory<PlainBackend>;  // device memory from cudaMalloc, freed on every path
+using IpcMapping = vmr_gpu::IpcMapping<PlainBackend>;    // a peer's view of an owner's cudaMalloc memory
+// Instantiated here, ahead of any code that includes this header: an explicit specialization of PlainMemory or of its
+// allocate (a second maker of tokens) is then a compile error (tests/legacy_ipc_guard.cmake tries both).
+inline constexpr auto kPlainMemoryAllocate = &PlainMemory::allocate;
 
 // What the driver says of `p`: CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE (0 on a cuMemMap'd range, 1 on
 // cudaMalloc memory: the driver's own word for legacy IPC), and, where that is not a plain 1, whether a cuMemMap'd
@@ -100,55 +89,6 @@ inline vmr_gpu::IpcPointerFacts PlainBackend::ipc_pointer_facts(const void* p) {
 // on memory they call plain.
 inline Status ipc_export(const PlainAllocation& a, cudaIpcMemHandle_t* handle) {
   return vmr_gpu::legacy_ipc_export(a, handle);
-}
-
-// A peer's view of an owner's cudaMalloc memory, closed on every path.
-class IpcMapping {
- public:
-  IpcMapping() = default;
-  IpcMapping(const IpcMapping&) = delete;
-  IpcMapping& operator=(const IpcMapping&) = delete;
-  ~IpcMapping() {
-    if (p_) (void)cudaIpcCloseMemHandle(p_);
-  }
-  // cudaIpcOpenMemHandle with cudaIpcMemLazyEnablePeerAccess (the only flag there is) in this process.
-  Status open(const cudaIpcMemHandle_t& handle, size_t bytes) {
-    if (p_) return Status::harness("suite bug: IpcMapping opened twice");
-    VMR_GPU_TRY(cudaIpcOpenMemHandle, &p_, handle, cudaIpcMemLazyEnablePeerAccess);
-    bytes_ = bytes;
-    return Status::pass();
-  }
-  vmr_gpu::Span span() const {
-    return p_ ? vmr_gpu::Span{static_cast<vmr_gpu::u64*>(p_), bytes_ / sizeof(vmr_gpu::u64)} : vmr_gpu::Span{};
-  }
-
- private:
-  void* p_ = nullptr;
-  size_t bytes_ = 0;
-};
-
-// The handle as text for the control channel (hex), and back; a malformed text is a HARNESS naming it.
-inline std::string handle_text(const cudaIpcMemHandle_t& h) {
-  std::string out;
-  char two[3];
-  for (unsigned char c : h.reserved) {
-    std::snprintf(two, sizeof two, "%02x", c);
-    out += two;
-  }
-  return out;
-}
-
-inline Status handle_from_text(const std::string& text, cudaIpcMemHandle_t* h) {
-  if (text.size() != 2 * sizeof h->reserved)
-    return Status::harness("an IPC handle of " + std::to_string(text.size()) + " hex digits, expected " +
-                           std::to_string(2 * sizeof h->reserved));
-  const auto nibble = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1; };
-  for (size_t i = 0; i < sizeof h->reserved; ++i) {
-    const int hi = nibble(text[2 * i]), lo = nibble(text[2 * i + 1]);
-    if (hi < 0 || lo < 0) return Status::harness("an IPC handle with a non-hex digit near " + std::to_string(2 * i));
-    h->reserved[i] = char(hi * 16 + lo);
-  }
-  return Status::pass();
 }
 
 }  // namespace vmr_cuda

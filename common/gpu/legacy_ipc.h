@@ -14,6 +14,7 @@
 //
 // A backend: struct B {
 //   using PlainAllocator = ...;  using IpcHandle = ...;                  // its plain allocator, its IPC handle type
+//   (the HIP and CUDA backends' allocator is gpu/legacy_ipc_memory.h's PlainMemory<B>, over their calls listed there)
 //   static constexpr const char* kIpcExportCall = "cudaIpcGetMemHandle";
 //   static IpcPointerFacts ipc_pointer_facts(const void*);               // only asks
 //   (private, legacy_ipc_export its friend)

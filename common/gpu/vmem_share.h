@@ -20,14 +20,19 @@
 
 namespace vmr_gpu {
 
-// Owner: `size` bytes of the backend's memory, reserved, mapped, accessible to this rank's device, exported as an
-// fd.
+// `size` bytes of the backend's memory, reserved, mapped, accessible to this rank's device.
 template <class Vmem, class Block>
-vmr::Status allocate_exported(const Vmem& vmem, size_t size, Block* b, vmr::UniqueFd* fd) {
+vmr::Status map_own(const Vmem& vmem, size_t size, Block* b) {
   VMR_TRY(vmem.create(size, &b->mem));
   VMR_TRY(vmem.reserve(size, &b->range));
   VMR_TRY(vmem.map(b->range.va, size, b->mem, &b->map));
-  VMR_TRY(vmem.grant_own(b->range.va, size));
+  return vmem.grant_own(b->range.va, size);
+}
+
+// Owner: as map_own, exported as an fd.
+template <class Vmem, class Block>
+vmr::Status allocate_exported(const Vmem& vmem, size_t size, Block* b, vmr::UniqueFd* fd) {
+  VMR_TRY(map_own(vmem, size, b));
   return vmem.export_fd(b->mem, fd);
 }
 
