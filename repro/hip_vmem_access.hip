@@ -21,11 +21,12 @@
 //   set-access-sizes      allocations of the threads' sizes mapped one after another into one reservation, each
 //                         granted on its own (rocm-systems#2516 and #2667; CLR 7.0 to 7.2 sums from the
 //                         reservation's first mapping, fixed by PR #2451)
-//   host-location         system memory as VMem (a Host location, HIP 7.2: rocm-systems PRs #8971, #9359), exported
+//   host-location         system memory as VMem (a Host location, asked: rocm-systems PRs #8971, #10020), exported
 //                         and imported by every peer, which maps it twice: granted to its own GPU and to a second one
 //                         (the owner's GPU where it differs, else its own again: the same GPU twice), each mapping
-//                         read on the GPU it was granted to (rocm-systems PR #10232: ROCr's IPC import of system
-//                         memory was mapped on the exporting agent's node only)
+//                         read on the GPU it was granted to; the owner's memory must be system memory as ROCr records
+//                         it (PR #10020 fixed Host going to the device allocator). Related, a different path: PR
+//                         #10232 (legacy IPC import of system memory, hsa_amd_ipc_memory_attach, mapped on one node)
 #include <hip/hip_runtime.h>
 #include <unistd.h>
 
@@ -326,30 +327,30 @@ int second_gpu(const RankContext& ctx) {
   return ctx.device();
 }
 
-// A runtime that refuses the Host location itself (the granularity query or hipMemCreate) cannot run the case: SKIP
-// with its answer. Any other failure is the case's.
-Status refusal_is_skip(const Status& s) {
-  if (s.ok()) return s;
-  if (s.detail.find("hipErrorInvalidValue") != std::string::npos ||
-      s.detail.find("hipErrorNotSupported") != std::string::npos)
-    return Status::skip("the runtime refuses a Host location for hipMemCreate: " + s.detail);
-  return s;
-}
-
+// Asked, never gated on a version (amd_rules.h host_location_build, host_location_refusal): a build whose headers
+// name no Host location SKIPs saying so; a runtime that refuses the location (the granularity query or hipMemCreate)
+// SKIPs with its answer; any other failure is the case's. What the memory is, ROCr's record of the handle's pool says
+// (host_location_backing): device memory is a FAIL, no answer a fact saying it is not proven.
 Status case_host_location(RankContext& ctx, const RankState& state) {
-  VMR_TRY(ctx.agree(vmr_amd::host_location_support(state.amd.hip_version)));
+  ctx.info("host_location_header", std::string(vmr_hip::kHeaderNamesLocationHost ? "names" : "does not name") +
+                                       " hipMemLocationTypeHost (HIP_VERSION " + std::to_string(HIP_VERSION) + ")");
+  VMR_TRY(ctx.agree(vmr_amd::host_location_build(vmr_hip::kHeaderNamesLocationHost, HIP_VERSION)));
   vmr_hip::Vmem host = state.hip;
   host.host_location = true;
   size_t granule = 0;
-  VMR_TRY(ctx.agree(refusal_is_skip(vmr_hip::granularity(ctx.device(), host.type, &granule, true))));
+  VMR_TRY(ctx.agree(vmr_amd::host_location_refusal(vmr_hip::granularity(ctx.device(), host.type, &granule, true))));
   ctx.info("host_location_granularity", std::to_string(granule));
   const size_t size = read_plan(granule, kAccessBytes).bytes;
   Block own;
   UniqueFd fd;
-  VMR_TRY(ctx.agree(refusal_is_skip(host.create(size, &own.mem))));
+  VMR_TRY(ctx.agree(vmr_amd::host_location_refusal(host.create(size, &own.mem))));
   VMR_TRY(host.reserve(size, &own.range));
   VMR_TRY(host.map(own.range.va, size, own.mem, &own.map));
   VMR_TRY(host.grant_own(own.range.va, size));
+  std::string why, backing;
+  const Status system_memory = vmr_amd::host_location_backing(host.pool_location(own.range.va, &why), why, &backing);
+  ctx.info("host_location_backing", backing);
+  VMR_TRY(ctx.agree(system_memory));
   VMR_TRY(host.export_fd(own.mem, &fd));
   VMR_TRY(write_and_check(own.span(), ctx.rank(), "the owner's system memory, on its own GPU"));
   u64 own_sum = 0;
@@ -378,9 +379,10 @@ Status case_host_location(RankContext& ctx, const RankState& state) {
   }
   ctx.phase_done("verify");
   VMR_TRY(ctx.mesh().barrier("read-done"));
-  return Status::pass("every owner's system memory (a Host location) read exactly by every peer on GPU " +
+  return Status::pass("every owner's Host-location memory read exactly by every peer on GPU " +
                       std::to_string(ctx.device()) + " and, through a second mapping, on GPU " +
-                      std::to_string(second) + (second == ctx.device() ? " (the same GPU twice)" : ""));
+                      std::to_string(second) + (second == ctx.device() ? " (the same GPU twice)" : "") + "; this " +
+                      "rank's: " + backing);
 }
 
 }  // namespace

@@ -387,13 +387,40 @@ TEST(AmdRules, ClrFlagOn) {
   for (const char* off : {"false", "0", "", "TRUE", "yes", "on", "no"}) EXPECT_FALSE(clr_flag_on(off, true)) << off;
 }
 
-TEST(AmdRules, HostLocationVmemIsAskedFromHip72) {
-  EXPECT_TRUE(host_location_support(70253211).ok());             // 7.2.1
-  EXPECT_TRUE(host_location_support(71399004).ok());             // 7.14.0's HIP
-  for (int before : {50300000, 60443483, 70051831, 70151831}) {  // 5.3, 6.4.3, 7.0.2, 7.1.x
-    const vmr::Status s = host_location_support(before);
-    EXPECT_EQ(s.verdict, vmr::Verdict::Skip) << before;
-    EXPECT_NE(s.detail.find("HIP runtime " + hip_version_text(before)), std::string::npos) << s.detail;
-    EXPECT_NE(s.detail.find("#8971"), std::string::npos) << s.detail;
+// Host-location VMem is asked, not gated: only headers without the enum stop the build from asking.
+TEST(AmdRules, HostLocationIsAskedWhereTheHeadersNameIt) {
+  EXPECT_TRUE(host_location_build(true, 60443483).ok());  // a 7.0.2.2-style backport of the constants: asked
+  const vmr::Status s = host_location_build(false, 60443483);
+  EXPECT_EQ(s.verdict, vmr::Verdict::Skip);
+  EXPECT_NE(s.detail.find("name no hipMemLocationTypeHost"), std::string::npos) << s.detail;
+  EXPECT_NE(s.detail.find("HIP 6.4.43483"), std::string::npos) << s.detail;
+}
+
+// The runtime's refusal of the location is a SKIP naming it; any other failure stays the case's.
+TEST(AmdRules, HostLocationRefusalIsTheRuntimesAnswer) {
+  EXPECT_TRUE(host_location_refusal(vmr::Status::pass()).ok());
+  for (const char* refused : {"hipErrorInvalidValue", "hipErrorNotSupported"}) {
+    const vmr::Status s = host_location_refusal(vmr::Status::fail(std::string("hipMemCreate returned ") + refused));
+    EXPECT_EQ(s.verdict, vmr::Verdict::Skip) << refused;
+    EXPECT_NE(s.detail.find(std::string("hipMemCreate returned ") + refused), std::string::npos) << s.detail;
   }
+  const vmr::Status oom = host_location_refusal(vmr::Status::fail("hipMemCreate returned hipErrorOutOfMemory"));
+  EXPECT_EQ(oom.verdict, vmr::Verdict::Fail);
+  EXPECT_EQ(oom.detail, "hipMemCreate returned hipErrorOutOfMemory");
+}
+
+// Device memory behind a Host location is a FAIL naming the query; no answer is a fact, never a verdict.
+TEST(AmdRules, HostLocationBackingFailsOnDeviceMemoryOnly) {
+  std::string fact;
+  EXPECT_TRUE(host_location_backing(0, "", &fact).ok());
+  EXPECT_EQ(fact.rfind("system memory", 0), 0u) << fact;
+  const vmr::Status device = host_location_backing(1, "", &fact);
+  EXPECT_EQ(device.verdict, vmr::Verdict::Fail);
+  EXPECT_NE(device.detail.find("hsa_amd_vmem_get_alloc_properties_from_handle"), std::string::npos) << device.detail;
+  EXPECT_NE(device.detail.find("device memory"), std::string::npos) << device.detail;
+  EXPECT_EQ(fact.rfind("device memory", 0), 0u) << fact;
+  EXPECT_TRUE(host_location_backing(std::nullopt, "this ROCr has no hsa_amd_vmem_retain_alloc_handle", &fact).ok());
+  EXPECT_EQ(fact, "not proven system memory: this ROCr has no hsa_amd_vmem_retain_alloc_handle");
+  EXPECT_TRUE(host_location_backing(7, "", &fact).ok());
+  EXPECT_EQ(fact.rfind("not proven", 0), 0u) << fact;
 }

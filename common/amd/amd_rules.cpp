@@ -244,11 +244,39 @@ vmr::Status host_access_support(int hip_version, bool large_bar) {
                            "read would fault");
 }
 
-vmr::Status host_location_support(int hip_version) {
-  if (hip_version >= kFirstHipWithHostLocationVmem) return vmr::Status::pass();
-  return vmr::Status::skip("HIP runtime " + hip_version_text(hip_version) +
-                           ": hipMemCreate takes a Host location (system memory as VMem) from HIP 7.2; on 7.0 and "
-                           "7.1 it compiled and failed at run time (rocm-systems PRs #8971, #9359)");
+vmr::Status host_location_build(bool header_names_host, int header_hip_version) {
+  if (header_names_host) return vmr::Status::pass();
+  return vmr::Status::skip("this build's HIP headers (HIP " + hip_version_text(header_hip_version) +
+                           ") name no hipMemLocationTypeHost, so it cannot ask the runtime for system memory as "
+                           "VMem: build against headers that name it (HIP 7.2's do) to ask");
+}
+
+vmr::Status host_location_refusal(const vmr::Status& create) {
+  if (create.ok()) return create;
+  for (const char* refusal : {"hipErrorInvalidValue", "hipErrorNotSupported"})
+    if (create.detail.find(refusal) != std::string::npos)
+      return vmr::Status::skip("the runtime refuses a Host location (system memory as VMem): " + create.detail);
+  return create;
+}
+
+vmr::Status host_location_backing(std::optional<int> pool_location, const std::string& why, std::string* fact) {
+  const std::string query = "hsa_amd_vmem_get_alloc_properties_from_handle's pool, HSA_AMD_MEMORY_POOL_INFO_LOCATION";
+  if (!pool_location) {
+    *fact = "not proven system memory: " + why;
+    return vmr::Status::pass();
+  }
+  if (*pool_location == int(PoolLocation::Cpu)) {
+    *fact = "system memory (" + query + " = CPU)";
+    return vmr::Status::pass();
+  }
+  if (*pool_location == int(PoolLocation::Gpu)) {
+    *fact = "device memory (" + query + " = GPU)";
+    return vmr::Status::fail("hipMemCreate with a Host location gave device memory: " + query +
+                             " answers GPU for the owner's mapping (CLR routed Host to the device allocator until "
+                             "rocm-systems PR #10020)");
+  }
+  *fact = "not proven system memory: " + query + " = " + std::to_string(*pool_location) + ", neither CPU nor GPU";
+  return vmr::Status::pass();
 }
 
 std::string missing_code_object(const std::string& device_arch, const std::string& built) {

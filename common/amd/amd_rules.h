@@ -93,13 +93,29 @@ constexpr int kFirstHipWithVmemFdExport = 60200000;
 // then sees only part of the device's memory, and its read of the rest would fault (SIGBUS) instead of answering.
 constexpr int kFirstHipWithHostAccessToDeviceMemory = 70200000;
 vmr::Status host_access_support(int hip_version, bool large_bar);
-// hipMemCreate with a Host location (system memory as VMem): HIP 7.2's headers are the first to name
-// hipMemLocationTypeHost, and rocSHMEM gates its host-accessible VMem heap on HIP 7.2 because on 7.0 and 7.1 the code
-// "compiled but silently failed at runtime" (rocm-systems PRs #8971, #9359). PASS from HIP 7.2; else SKIP naming the
-// runtime's version, before any call a runtime could misread (6.4.3's hipMemCreate refuses every location but Device
-// with hipErrorInvalidValue: hipamd-6.4.3 hipamd/src/hip_vm.cpp:88-91).
-constexpr int kFirstHipWithHostLocationVmem = 70200000;
-vmr::Status host_location_support(int hip_version);
+// hipMemCreate with a Host location (system memory as VMem) is asked, never gated on a version: whether a build can
+// ask at all is its headers' (the 5.2.3 and 6.4.3 headers name no hipMemLocationTypeHost; 7.2.4's driver_types.h:456
+// does, value 2; rocm-systems PR #8971: undeclared on 7.0.2; HIPIFY PR #2722 names a 7.0.2.2 backport of the
+// constants), and what a runtime does with it is its answer. `header_names_host`: whether this build's headers name
+// it (`header_hip_version`: their HIP_VERSION, said as a fact); a build without it SKIPs naming that.
+vmr::Status host_location_build(bool header_names_host, int header_hip_version);
+// hipMemCreate's (or the granularity query's) answer to a Host location: a refusal of the location type is the
+// runtime's to give and a SKIP naming it: hipErrorInvalidValue where CLR knows no Host location (hipamd-6.4.3
+// hipamd/src/hip_vm.cpp:88-91 takes only Device) or where a later one refuses this property, hipErrorNotSupported
+// where it refuses the handle type (rocm-systems develop 048cb7b7 hip_vm.cpp hipMemCreate). Anything else (out of
+// memory, say) stays what it was: the case's failure.
+vmr::Status host_location_refusal(const vmr::Status& create);
+// Where the memory a Host location got lives, as ROCr records the handle's pool (hsa_amd_vmem_retain_alloc_handle on
+// the owner's mapping, hsa_amd_vmem_get_alloc_properties_from_handle, then HSA_AMD_MEMORY_POOL_INFO_LOCATION: ROCR
+// 6.4.3 runtime.cpp:3670-3693, the same on rocm-systems release/rocm-rel-7.0 :3731-3754 and develop 1b1610fc; the
+// pool is the one the handle was created from; amd_memory_region.cpp:350-356 answers GPU for a device's local
+// pool, CPU for system memory). CLR makes a Host handle from a CPU agent's pool (hostVmemAlloc) and device memory
+// from the GPU's (rocdevice.cpp deviceVmemAlloc, gpuvm_segment_), and routed Host to the device allocator on develop
+// between rocm-systems PR #8058 (2026-07) and PR #10020 (2026-08): a GPU pool is that bug, a FAIL naming the query.
+// `pool_location`: 0 CPU, 1 GPU, nullopt where the query could not answer (`why`). *fact: what the record says,
+// "system memory ..." or "not proven: ..." (then no verdict is drawn from it).
+enum class PoolLocation { Cpu = 0, Gpu = 1 };
+vmr::Status host_location_backing(std::optional<int> pool_location, const std::string& why, std::string* fact);
 
 // "0000:c1:00.1" (hipDeviceGetPCIBusId) -> PCI domain and the BDF as HSA_AMD_AGENT_INFO_BDFID packs it:
 // bus << 8 | device << 3 | function. The function matters: a virtual function or a partition is not function 0.

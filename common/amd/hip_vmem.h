@@ -62,6 +62,17 @@ constexpr int header_location_host(long) {
 }
 static_assert(header_location_host<hipMemLocationType>(0) == kLocationHost,
               "hipMemLocationTypeHost moved: update kLocationHost");
+// Whether this build's headers name it: a build whose headers do not cannot ask for a Host location as its users
+// would (amd_rules.h host_location_build).
+template <class E>
+constexpr auto header_names_location_host(int) -> decltype(E::hipMemLocationTypeHost, true) {
+  return true;
+}
+template <class E>
+constexpr bool header_names_location_host(long) {
+  return false;
+}
+constexpr bool kHeaderNamesLocationHost = header_names_location_host<hipMemLocationType>(0);
 
 // What describe_vmem settles once per rank and every later VMem call of the rank needs. One per rank, in the
 // binary's state (harness.h), never copied: every owner a call fills points back at it.
@@ -153,7 +164,7 @@ int requested_handle_type(const Prop& p, long) {
 }
 
 // The properties of an allocation on `device`, or of system memory (host_location: a Host location, its id
-// ignored; amd_rules.h host_location_support says from which HIP a runtime takes it).
+// ignored; amd_rules.h host_location_build and host_location_refusal say when a build and a runtime take it).
 inline hipMemAllocationProp vmem_prop(int device, hipMemAllocationType type, bool host_location = false) {
   hipMemAllocationProp prop{};
   prop.type = type;
@@ -355,6 +366,39 @@ struct Vmem {
     if (s != HSA_STATUS_SUCCESS) return Status::fail(vmr_hsa::hsa_error("hsa_amd_pointer_info", s));
     *answer = "type " + std::to_string(int(info.type)) + ", " + std::to_string(info.sizeInBytes) + " bytes";
     return Status::pass();
+  }
+
+  // Where ROCr says the memory mapped at `va` (the start of a hipMemMap of this process's own handle) lives: the
+  // location of the pool its handle was made from (vmr_amd::PoolLocation), nullopt with *why where it cannot say.
+  // The retain is released at once; it changes no count the case's owners keep.
+  std::optional<int> pool_location(void* va, std::string* why) const {
+    const auto& api = vmr_hsa::api;
+    if (!api.hsa_amd_vmem_retain_alloc_handle || !api.hsa_amd_vmem_get_alloc_properties_from_handle) {
+      *why = "this ROCr has no hsa_amd_vmem_retain_alloc_handle or hsa_amd_vmem_get_alloc_properties_from_handle";
+      return std::nullopt;
+    }
+    hsa_amd_vmem_alloc_handle_t h{};
+    hsa_status_t s = api.hsa_amd_vmem_retain_alloc_handle(&h, va);
+    if (s != HSA_STATUS_SUCCESS) {
+      *why = vmr_hsa::hsa_error("hsa_amd_vmem_retain_alloc_handle", s) + " for the owner's mapping";
+      return std::nullopt;
+    }
+    hsa_amd_memory_pool_t pool{};
+    hsa_amd_memory_type_t type{};
+    s = api.hsa_amd_vmem_get_alloc_properties_from_handle(h, &pool, &type);
+    (void)api.hsa_amd_vmem_handle_release(h);  // the retain's reference
+    if (s != HSA_STATUS_SUCCESS) {
+      *why = vmr_hsa::hsa_error("hsa_amd_vmem_get_alloc_properties_from_handle", s);
+      return std::nullopt;
+    }
+    int location = -1;  // hsa_amd_memory_pool_location_t, an enum of int size
+    s = hsa_amd_memory_pool_get_info(pool, static_cast<hsa_amd_memory_pool_info_t>(vmr_hsa::kPoolInfoLocation),
+                                     &location);
+    if (s != HSA_STATUS_SUCCESS) {
+      *why = vmr_hsa::hsa_error("hsa_amd_memory_pool_get_info(HSA_AMD_MEMORY_POOL_INFO_LOCATION)", s);
+      return std::nullopt;
+    }
+    return location;
   }
 
   // The export writes the fd through its first argument on every release.

@@ -61,6 +61,9 @@ Status load_api() {
                         "(HSA AMD interface 1.4)");
   VMR_HSA_VMEM_FUNCTIONS(VMR_HSA_LOAD)
 #undef VMR_HSA_LOAD
+#define VMR_HSA_LOAD_QUERY(name, ...) api.name = reinterpret_cast<decltype(api.name)>(dlsym(RTLD_DEFAULT, #name));
+  VMR_HSA_VMEM_QUERIES(VMR_HSA_LOAD_QUERY)
+#undef VMR_HSA_LOAD_QUERY
   return Status::pass();
 }
 

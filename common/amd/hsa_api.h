@@ -61,6 +61,27 @@ constexpr uint32_t kPoolFlagExtendedScopeFineGrained = 8;  // interface 1.3
   X(hsa_amd_vmem_export_shareable_handle, int* dmabuf_fd, hsa_amd_vmem_alloc_handle_t handle, uint64_t flags)        \
   X(hsa_amd_vmem_import_shareable_handle, int dmabuf_fd, hsa_amd_vmem_alloc_handle_t* handle)
 
+// Queries a case may ask and do without (null where the runtime lacks them; the case then says what it could not
+// prove): the handle behind a mapped VA and the pool it was made from (ROCR 6.4.3 hsa_ext_amd.cpp:1412-1440).
+#define VMR_HSA_VMEM_QUERIES(X)                                                               \
+  X(hsa_amd_vmem_retain_alloc_handle, hsa_amd_vmem_alloc_handle_t* memory_handle, void* addr) \
+  X(hsa_amd_vmem_get_alloc_properties_from_handle, hsa_amd_vmem_alloc_handle_t memory_handle, \
+    hsa_amd_memory_pool_t* pool, hsa_amd_memory_type_t* type)
+
+// hsa_amd_memory_pool_info_t's HSA_AMD_MEMORY_POOL_INFO_LOCATION (its answers: vmr_amd::PoolLocation; 6.4.3's
+// hsa_ext_amd.h:1504-1577; 5.2.3's header names none of them).
+constexpr int kPoolInfoLocation = 17;
+template <class E>
+constexpr auto header_pool_info_location(int) -> decltype(int(E::HSA_AMD_MEMORY_POOL_INFO_LOCATION)) {
+  return int(E::HSA_AMD_MEMORY_POOL_INFO_LOCATION);
+}
+template <class E>
+constexpr int header_pool_info_location(long) {
+  return kPoolInfoLocation;
+}
+static_assert(header_pool_info_location<hsa_amd_memory_pool_info_t>(0) == kPoolInfoLocation,
+              "HSA_AMD_MEMORY_POOL_INFO_LOCATION moved: update kPoolInfoLocation");
+
 struct Api {
 #if VMR_HSA_HEADER_HAS_VMEM
 #define VMR_HSA_FN(name, ...) decltype(&::name) name = nullptr;
@@ -68,6 +89,7 @@ struct Api {
 #define VMR_HSA_FN(name, ...) hsa_status_t (*name)(__VA_ARGS__) = nullptr;
 #endif
   VMR_HSA_VMEM_FUNCTIONS(VMR_HSA_FN)
+  VMR_HSA_VMEM_QUERIES(VMR_HSA_FN)
 #undef VMR_HSA_FN
 };
 

@@ -27,11 +27,11 @@ static void check(hipError_t e, const char* call) {  // _exit: no runtime teardo
 }
 #define HIP_CHECK(call) check((call), #call)
 
-#ifdef UNCACHED
-static const hipMemAllocationType kType = static_cast<hipMemAllocationType>(0x40000000);  // accepted from HIP 7.0.2
-#else
-static const hipMemAllocationType kType = hipMemAllocationTypePinned;
+#ifndef UNCACHED
+#define UNCACHED 0
 #endif
+// hipMemAllocationTypeUncached is 0x40000000 (accepted from HIP 7.0.2; older headers do not name it)
+static const hipMemAllocationType kType = UNCACHED ? hipMemAllocationType(0x40000000) : hipMemAllocationTypePinned;
 static constexpr size_t kCounters = 1024, kAdds = 64;  // adds per thread: 264 x 256 threads x 64 over 1024
 
 // The probe words: either side of byte offsets 2^31 and 2^32 (words 2^28 and 2^29).
@@ -59,8 +59,7 @@ __global__ void k_peer(unsigned long long* p, size_t n) {  // the probes, then t
 }
 // Runs one step of k_words; returns how many words differ.
 static unsigned long long differing(unsigned long long* p, size_t n, int step) {
-  static unsigned long long* bad = nullptr;
-  unsigned long long got = 0;
+  static unsigned long long *bad = nullptr, got = 0;  // got: overwritten by each read-back
   if (!bad) HIP_CHECK(hipMalloc(&bad, sizeof got));
   HIP_CHECK(hipMemset(bad, 0, sizeof got));
   k_words<<<1024, 256>>>(p, n, step, bad);
@@ -96,27 +95,28 @@ static unsigned long long* map_here(hipMemGenericAllocationHandle_t h, size_t si
   return static_cast<unsigned long long*>(va);
 }
 
-static hipMemAllocationProp fd_prop(int device, hipMemAllocationType type) {
-  hipMemAllocationProp prop{};
-  prop.type = type;
-  prop.requestedHandleType = hipMemHandleTypePosixFileDescriptor;  // in every header (7.2's union has both names)
-  prop.location.type = hipMemLocationTypeDevice;
-  prop.location.id = device;
-  return prop;
+// How this runtime takes the fd, decided as the suite decides: the pointer form (&fd) importing this process's own
+// export, mapped and granted, proves it (a runtime that takes the fd by value reads the pointer as an fd nothing has
+// open and refuses it); refused, the fd goes by value (HIP 7.1 on and ROCm 7.0.2.2, which carry rocm-systems PR #759
+// and report the same HIP version as 7.0.2.1: no version can tell).
+static bool takes_pointer(int fd, size_t size, int device, void* va = nullptr) {  // va: where the probe maps
+  hipMemGenericAllocationHandle_t back;
+  hipMemAccessDesc access{{hipMemLocationTypeDevice, device}, hipMemAccessFlagsProtReadWrite};
+  const bool ok = hipMemImportFromShareableHandle(&back, &fd, hipMemHandleTypePosixFileDescriptor) == hipSuccess &&
+                  hipMemAddressReserve(&va, size, 0, nullptr, 0) == hipSuccess &&
+                  hipMemMap(va, size, 0, back, 0) == hipSuccess && hipMemSetAccess(va, size, &access, 1) == hipSuccess;
+  return (void)hipGetLastError(), ok;  // a refusal is the answer, not an error of a later call
 }
 
 // The peer: receive the size and the fd, import, map, read every word, write the probes, add into the counters.
-static int peer(int sock, int device, int version, size_t size) {
+static int peer(int sock, int device, int by_pointer, size_t size) {
   int fd = pass_fd(sock, -1);
   if (fd < 0) return 99;
   HIP_CHECK(hipSetDevice(device));
-  // Up to HIP 7.0 the import reads *(int*)osHandle; from 7.1 it takes the fd itself, as CUDA does.
-  // Up to HIP 7.0 the import reads *(int*)osHandle; from 7.1 it takes the fd itself, as CUDA does (the suite's
-  // case also tries a 7.0.2 backport that takes it by value: hip_vmem_atomics.hip shows how).
-  void* os_handle = version < 70100000 ? &fd : reinterpret_cast<void*>(size_t(fd));
+  // The owner's probe said how: a pointer to the fd (up to 7.0.2.1) or the fd itself, as CUDA does (takes_pointer).
+  void* os_handle = by_pointer ? static_cast<void*>(&fd) : reinterpret_cast<void*>(size_t(fd));
   hipMemGenericAllocationHandle_t h;
-  const hipError_t imported = hipMemImportFromShareableHandle(&h, os_handle, hipMemHandleTypePosixFileDescriptor);
-  check(imported, "hipMemImportFromShareableHandle");
+  HIP_CHECK(hipMemImportFromShareableHandle(&h, os_handle, hipMemHandleTypePosixFileDescriptor));
   unsigned long long* p = map_here(h, size, device);
   if (const unsigned long long bad = differing(p, size / 8, 1))
     return std::printf("VERDICT: FAIL hip_vmem_size_sweep %zu bytes: %llu words read differ\n", size, bad), 1;
@@ -131,13 +131,14 @@ static int run(int argc, char** argv) {
     return peer(std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]), std::strtoull(argv[5], nullptr, 10));
   int count = 0, version = 0, vmm = 0;  // VMM support: hipDeviceAttributeVirtualMemoryManagementSupported, 89
   if (hipGetDeviceCount(&count) != hipSuccess || count == 0 || hipRuntimeGetVersion(&version) != hipSuccess ||
-      version < (kType == hipMemAllocationTypePinned ? 60200000 : 70051831) ||  // Uncached: ROCm 7.0.2's HIP
-      hipDeviceGetAttribute(&vmm, static_cast<hipDeviceAttribute_t>(89), 0) || !vmm)
-    return std::printf("VERDICT: SKIP hip_vmem_size_sweep no AMD GPU, HIP %d too old or no VMM\n", version), 77;
+      version < 60200000 || hipDeviceGetAttribute(&vmm, static_cast<hipDeviceAttribute_t>(89), 0) || !vmm)
+    return std::printf("VERDICT: SKIP hip_vmem_size_sweep no AMD GPU, no VMM or HIP %d < 6.2\n", version), 77;
   const int owner = argc == 3 ? std::atoi(argv[1]) : 0, other = argc == 3 ? std::atoi(argv[2]) : (count > 1);
   std::printf("devices: %d,%d\n", owner, other);  // the suite's --devices for the same run
   HIP_CHECK(hipSetDevice(owner));
-  hipMemAllocationProp prop = fd_prop(owner, kType);
+  hipMemAllocationProp prop{};  // Pinned first: before HIP 7.0.2 the granularity query refuses Uncached too
+  prop.type = hipMemAllocationTypePinned, prop.requestedHandleType = hipMemHandleTypePosixFileDescriptor;
+  prop.location.type = hipMemLocationTypeDevice, prop.location.id = owner;
   size_t g = 0, free_bytes = 0, total = 0, size = 0;
   HIP_CHECK(hipMemGetAllocationGranularity(&g, &prop, hipMemAllocationGranularityMinimum));
   HIP_CHECK(hipMemGetInfo(&free_bytes, &total));
@@ -145,18 +146,23 @@ static int run(int argc, char** argv) {
     if (!size && free_bytes >= 2 * ((gib << 30) + g) + (size_t(1) << 30)) size = (gib << 30) + g;
   if (!size) return std::printf("VERDICT: SKIP hip_vmem_size_sweep %zu bytes free: no size fits\n", free_bytes), 77;
   hipMemGenericAllocationHandle_t h;
-  HIP_CHECK(hipMemCreate(&h, size, &prop, 0));
+  prop.type = kType;  // asked, as the suite asks: a runtime that does not take Uncached refuses it here
+  const hipError_t created = hipMemCreate(&h, size, &prop, 0);
+  if (created == hipErrorInvalidValue && kType != hipMemAllocationTypePinned)
+    return std::printf("VERDICT: SKIP hip_vmem_size_sweep hipMemCreate refuses Uncached: hipErrorInvalidValue\n"), 77;
+  HIP_CHECK(created);
   unsigned long long* p = map_here(h, size, owner);
   differing(p, size / 8, 0);  // the fill
   int fd = -1, sv[2];
   HIP_CHECK(hipMemExportToShareableHandle(&fd, h, hipMemHandleTypePosixFileDescriptor, 0));
+  const int by_pointer = takes_pointer(fd, size, owner);
   if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) return 99;
   const pid_t peer_pid = fork();  // the peer execs this program again: a forked HIP runtime is not usable
   if (peer_pid == 0) {
     close(sv[0]);
     char a[4][24];
-    std::snprintf(a[0], 24, "%d", sv[1]), std::snprintf(a[1], 24, "%d", other), std::snprintf(a[2], 24, "%d", version);
-    std::snprintf(a[3], 24, "%zu", size);
+    std::snprintf(a[0], 24, "%d", sv[1]), std::snprintf(a[1], 24, "%d", other);
+    std::snprintf(a[2], 24, "%d", by_pointer), std::snprintf(a[3], 24, "%zu", size);
     execl("/proc/self/exe", argv[0], "--peer", a[0], a[1], a[2], a[3], static_cast<char*>(nullptr));
     _exit(99);
   }
@@ -165,10 +171,8 @@ static int run(int argc, char** argv) {
   int status = 0;
   waitpid(peer_pid, &status, 0);
   if (WIFSIGNALED(status))
-    return std::printf("VERDICT: CRASH hip_vmem_size_sweep the peer died by signal %s\n", strsignal(WTERMSIG(status))),
-           3;
-  if (WEXITSTATUS(status) != 0)  // its VERDICT line above says why
-    return WEXITSTATUS(status) == 99 ? 99 : 1;
+    return std::printf("VERDICT: CRASH hip_vmem_size_sweep the peer died by %s\n", strsignal(WTERMSIG(status))), 3;
+  if (WEXITSTATUS(status) != 0) return WEXITSTATUS(status) == 99 ? 99 : 1;  // its VERDICT line above says why
   if (const unsigned long long bad = differing(p, size / 8, 2))
     return std::printf("VERDICT: FAIL hip_vmem_size_sweep %zu bytes: %llu probes or counters differ\n", size, bad), 1;
   std::printf("VERDICT: PASS hip_vmem_size_sweep %zu bytes: every word read, probes and atomics exact\n", size);
