@@ -22,16 +22,15 @@ BUILD_DIR=$work/build bash -c "set -euo pipefail; source '$repo/scripts/lib/comm
 grep -q "built with single-file" "$work/build.out" || fail "VMR_BUILT_WITH is not single-file"
 grep -Pq '^repro_host_shm\thost\tok\t' "$work/build/bin/manifest.txt" && [ -x "$work/build/bin/repro_host_shm" ] ||
   fail "the host reproducer was not built"
-# Every single file whose compiler this machine has must build with the command scripts/amalgamate prints: the
-# manifest's toolchain column says "ok" only for a compile that succeeded. (CI has g++, nvcc and Debian's hipcc: this
-# is its proof that every single-file reproducer builds.)
-source "$repo/scripts/lib/cuda_archs.sh"
-declare -A have=([host]=1)
-[ -z "$(vmr_nvcc || true)" ] || have[cuda]=1
-[ -z "$(PATH=/usr/bin:/bin command -v hipcc || true)" ] || { have[hip]=1; have[hsa]=1; }
+# Every single file of a backend the CMake build made here must build with the command scripts/amalgamate prints:
+# the manifest's toolchain column says "ok" only for a compile that succeeded. (CI's build has g++, nvcc and Debian's
+# hipcc: this is its proof that every single-file reproducer builds.)
+declare -A have=()
+while IFS=$'\t' read -r _ backend toolchain _; do [ "$toolchain" != ok ] || have[$backend]=1; done \
+  < <(grep -v '^#' "$cmake_build/bin/manifest.txt")
 unbuilt=$(awk -F'\t' -v have="${!have[*]}" 'BEGIN { n = split(have, h, " "); for (i = 1; i <= n; i++) on[h[i]] = 1 }
   !/^#/ && on[$2] && $3 != "ok" { print $1 " (" $2 ")" }' "$work/build/bin/manifest.txt" | paste -sd' ' -)
-[ -z "$unbuilt" ] || { cat "$work/build.out"; fail "single files whose compiler is here did not build: $unbuilt"; }
+[ -z "$unbuilt" ] || { cat "$work/build.out"; fail "single files of backends the CMake build made did not build: $unbuilt"; }
 for name in $(awk -F'\t' '!/^#/ && $3 == "ok" { print $1 }' "$work/build/bin/manifest.txt"); do
   [ -x "$work/build/bin/$name" ] || fail "the manifest says $name was built, but bin/$name is not there"
 done
@@ -41,4 +40,4 @@ BUILD_DIR=$work/build VMR_FAKE_GPUS=2 RESULTS_DIR=$work/results "$repo/scripts/t
   { tail -20 "$work/triage.out"; fail "triage from the single-file build: exit $?"; }
 grep -q "single-file build (no cmake on this node)" "$work/triage.out" || fail "triage does not say how it was built"
 grep -Eq '^8 OK, 0 CHANGED' "$work/triage.out" || fail "triage from the single-file build: $(grep CHANGED, "$work/triage.out")"
-echo "single-file build: $(ls "$work/build/bin" | grep -c '^repro_') binaries built (compilers here: ${!have[*]}); triage from it: 8 OK"
+echo "single-file build: $(ls "$work/build/bin" | grep -c '^repro_') binaries built (backends: ${!have[*]}); triage from it: 8 OK"
