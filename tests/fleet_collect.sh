@@ -279,6 +279,33 @@ rc=$?
 has "$work/nosummary.out" "  input problem (not node n2's): $work/nosummary/n2 has no summary.json: not a finished triage's folder"
 has "$work/nosummary.out" "fleet: 2 node(s), 0 did not answer, 0 difference(s), 0 problem(s), 1 file(s) refused"
 lacks "$work/nosummary/fleet.md" "FAIL"
+# What this reader cannot look at is the input's problem, named as it is (exit 99), never "has no summary.json" nor
+# a problem of the node: a file given as a node folder; a folder or a summary.json another user's permissions keep
+# from the reader (run as nobody where the test runs as root, who reads everything).
+printf 'not a folder\n' >"$work/nosummary/n3"
+"$build/bin/fleet_report" --out "$work/nosummary" "$work/nosummary/n1" "$work/nosummary/n3" >"$work/notdir.out" 2>&1
+rc=$?
+[ $rc = 99 ] || fail "a file given as a node folder: exit $rc, want 99"
+has "$work/notdir.out" "  input problem (not node n3's): $work/nosummary/n3 is not a folder: a node folder is the results folder its triage wrote"
+has "$work/notdir.out" "fleet: 2 node(s), 0 did not answer, 0 difference(s), 0 problem(s), 1 file(s) refused"
+as_other=()
+[ "$(id -u)" != 0 ] || as_other=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+# (only where that user can reach this folder at all: a work folder under a private home is left out)
+if { [ "$(id -u)" != 0 ] || { command -v setpriv >/dev/null && getent passwd nobody >/dev/null; }; } &&
+  "${as_other[@]}" test -x "$work"; then
+  healthy "$work/locked/n1" n1 && healthy "$work/locked/n2" n2 && healthy "$work/locked/n3" n3
+  for n in n1 n2 n3; do summarise "$work/locked/$n"; done
+  mkdir -p "$work/locked/out"
+  chmod -R a+rX "$work/locked" && chmod 777 "$work/locked/out" && chmod 000 "$work/locked/n2" "$work/locked/n3/summary.json"
+  (cd / && "${as_other[@]}" "$build/bin/fleet_report" --out "$work/locked/out" "$work/locked/n1" "$work/locked/n2" \
+    "$work/locked/n3") >"$work/locked.out" 2>&1
+  rc=$?
+  chmod 755 "$work/locked/n2" && chmod 644 "$work/locked/n3/summary.json"
+  [ $rc = 99 ] || fail "folders the reader may not read: exit $rc, want 99: $(cat "$work/locked.out")"
+  has "$work/locked.out" "  input problem (not node n2's): cannot look at $work/locked/n2/INCOMPLETE: Permission denied"
+  has "$work/locked.out" "  input problem (not node n3's): cannot read $work/locked/n3/summary.json: Permission denied"
+  has "$work/locked.out" "fleet: 3 node(s), 0 did not answer, 0 difference(s), 0 problem(s), 2 file(s) refused"
+fi
 mkdir -p "$work/none"  # (a report could be written there: only the lack of nodes may fail it)
 "$build/bin/fleet_report" --out "$work/none" >"$work/none.out" 2>&1
 rc=$?
