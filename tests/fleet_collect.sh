@@ -121,9 +121,10 @@ has "$work/cells/fleet.md" "| n1 | CRASH 1/2: 1->0 (1 CHANGED) |"
 has "$work/cells/fleet.md" "| n2 | PASS 2/2 |"
 
 # 3. The job's node list (OUT/nodes.txt, as `fleet run` writes it) names n3, which left no folder; n4's triage
-#    was interrupted (INCOMPLETE). Both did not answer; a list that cannot be read is a bad command line.
+#    was interrupted (INCOMPLETE). Both did not answer; a list that cannot be read is a bad command line. n2's records
+#    name its host (host-b: a triage run outside Slurm): its folder n2 answered for it, it is no silent node.
 healthy "$work/listed/n1" n1
-healthy "$work/listed/n2" n2
+healthy "$work/listed/n2" host-b
 healthy "$work/listed/n4" n4
 touch "$work/listed/n4/INCOMPLETE"
 mkdir -p "$work/listed-out"
@@ -134,6 +135,8 @@ has "$work/listed-out.out" "  node n3 did not answer: no results folder (the nod
 has "$work/listed-out.out" "  node n4 did not answer: its triage did not finish (INCOMPLETE)"
 has "$work/listed-out/fleet.md" "| n3 | did not answer | did not answer |"
 has "$work/listed-out/fleet.md" "| n4 | did not answer | did not answer |"
+has "$work/listed-out.out" "fleet: 4 node(s), 2 did not answer, 0 difference(s), 0 problem(s)"
+lacks "$work/listed-out.out" "node n2 did not answer"
 "$build/bin/fleet_report" --out "$work/listed-out" --nodes "$work/no-such-list" \
   "$work/listed/n1" >"$work/nolist.out" 2>&1
 rc=$?

@@ -163,7 +163,10 @@ Status add_unanswered(const std::string& nodes_file, const std::string& out, std
   for (auto line : split(text, '\n')) {
     std::string name(trim(line));
     if (name.empty()) continue;
-    bool have = std::any_of(nodes->begin(), nodes->end(), [&](const Node& n) { return n.name == name; });
+    // Answered where a node carries the name, or its folder does (scripts/fleet writes each node's into OUT/<name>):
+    // a summary naming its node otherwise (the host name of a triage run outside Slurm) is no silent node.
+    bool have = std::any_of(nodes->begin(), nodes->end(),
+                            [&](const Node& n) { return n.name == name || basename_of(n.dir) == name; });
     if (!have) {
       Node n;
       n.name = name;
