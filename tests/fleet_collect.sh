@@ -282,6 +282,10 @@ rc=$?
 has "$work/nosummary.out" "  input problem (not node n2's): $work/nosummary/n2 has no summary.json: not a finished triage's folder"
 has "$work/nosummary.out" "fleet: 2 node(s), 0 did not answer, 0 difference(s), 0 problem(s), 1 file(s) refused"
 lacks "$work/nosummary/fleet.md" "FAIL"
+# fleet.html says it too (n2 has no cell there, and the page says why)
+has "$work/nosummary/fleet.html" "0 problem(s), 1 file(s) refused."
+has "$work/nosummary/fleet.html" "<h2>Files refused</h2>"
+has "$work/nosummary/fleet.html" "<li>n2: $work/nosummary/n2 has no summary.json: not a finished triage&#39;s folder</li>"
 # What this reader cannot look at is the input's problem, named as it is (exit 99), never "has no summary.json" nor
 # a problem of the node: a file given as a node folder; a folder or a summary.json another user's permissions keep
 # from the reader (run as nobody where the test runs as root, who reads everything).
