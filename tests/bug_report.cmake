@@ -226,6 +226,21 @@ if(NOT rc EQUAL 99 OR NOT err MATCHES "no triage results")
   message(FATAL_ERROR "a folder without results: exit ${rc}, stderr '${err}' (want 99)")
 endif()
 message("bug-report: an unwritable report and missing results are exit 99, named")
+# Without a folder it takes the newest finished triage of RESULTS_ROOT, a path with a space in it too (split on
+# blanks, its first word was taken: "no triage results in .../results"); a newer one still INCOMPLETE is passed over.
+set(root "${WORK}/results root")
+file(REMOVE_RECURSE "${root}")
+file(MAKE_DIRECTORY "${root}/20260101T000000Z" "${root}/20260102T000000Z" "${root}/20260103T000000Z")
+file(COPY ${a}/ DESTINATION "${root}/20260102T000000Z")
+file(REMOVE "${root}/20260102T000000Z/bug-report.md")
+file(WRITE "${root}/20260103T000000Z/INCOMPLETE" "interrupted\n")
+execute_process(COMMAND ${CMAKE_COMMAND} -E env BUILD_DIR=${BUILD} "RESULTS_ROOT=${root}" ${SCRIPT}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT out STREQUAL "${root}/20260102T000000Z/bug-report.md\n")
+  message(FATAL_ERROR "the newest finished triage of a RESULTS_ROOT with a space: exit ${rc}, stdout '${out}', "
+                      "stderr '${err}'")
+endif()
+message("bug-report: the newest finished triage of a RESULTS_ROOT with a space in it")
 
 # 6. A triage where a case failed on this very host (VMR_FORCE_FAIL), reported with --run-minimal --attach: the
 #    minimal file of the case runs here and its own output is quoted (it PASSes: the failure was forced in the suite

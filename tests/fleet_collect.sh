@@ -121,9 +121,10 @@ has "$work/cells/fleet.md" "| n1 | CRASH 1/2: 1->0 (1 CHANGED) |"
 has "$work/cells/fleet.md" "| n2 | PASS 2/2 |"
 
 # 3. The job's node list (OUT/nodes.txt, as `fleet run` writes it) names n3, which left no folder; n4's triage
-#    was interrupted (INCOMPLETE). Both did not answer; a list that cannot be read is a bad command line.
+#    was interrupted (INCOMPLETE). Both did not answer; a list that cannot be read is a bad command line. n2's records
+#    name its host (host-b: a triage run outside Slurm): its folder n2 answered for it, it is no silent node.
 healthy "$work/listed/n1" n1
-healthy "$work/listed/n2" n2
+healthy "$work/listed/n2" host-b
 healthy "$work/listed/n4" n4
 touch "$work/listed/n4/INCOMPLETE"
 mkdir -p "$work/listed-out"
@@ -134,6 +135,8 @@ has "$work/listed-out.out" "  node n3 did not answer: no results folder (the nod
 has "$work/listed-out.out" "  node n4 did not answer: its triage did not finish (INCOMPLETE)"
 has "$work/listed-out/fleet.md" "| n3 | did not answer | did not answer |"
 has "$work/listed-out/fleet.md" "| n4 | did not answer | did not answer |"
+has "$work/listed-out.out" "fleet: 4 node(s), 2 did not answer, 0 difference(s), 0 problem(s)"
+lacks "$work/listed-out.out" "node n2 did not answer"
 "$build/bin/fleet_report" --out "$work/listed-out" --nodes "$work/no-such-list" \
   "$work/listed/n1" >"$work/nolist.out" 2>&1
 rc=$?
@@ -279,6 +282,37 @@ rc=$?
 has "$work/nosummary.out" "  input problem (not node n2's): $work/nosummary/n2 has no summary.json: not a finished triage's folder"
 has "$work/nosummary.out" "fleet: 2 node(s), 0 did not answer, 0 difference(s), 0 problem(s), 1 file(s) refused"
 lacks "$work/nosummary/fleet.md" "FAIL"
+# fleet.html says it too (n2 has no cell there, and the page says why)
+has "$work/nosummary/fleet.html" "0 problem(s), 1 file(s) refused."
+has "$work/nosummary/fleet.html" "<h2>Files refused</h2>"
+has "$work/nosummary/fleet.html" "<li>n2: $work/nosummary/n2 has no summary.json: not a finished triage&#39;s folder</li>"
+# What this reader cannot look at is the input's problem, named as it is (exit 99), never "has no summary.json" nor
+# a problem of the node: a file given as a node folder; a folder or a summary.json another user's permissions keep
+# from the reader (run as nobody where the test runs as root, who reads everything).
+printf 'not a folder\n' >"$work/nosummary/n3"
+"$build/bin/fleet_report" --out "$work/nosummary" "$work/nosummary/n1" "$work/nosummary/n3" >"$work/notdir.out" 2>&1
+rc=$?
+[ $rc = 99 ] || fail "a file given as a node folder: exit $rc, want 99"
+has "$work/notdir.out" "  input problem (not node n3's): $work/nosummary/n3 is not a folder: a node folder is the results folder its triage wrote"
+has "$work/notdir.out" "fleet: 2 node(s), 0 did not answer, 0 difference(s), 0 problem(s), 1 file(s) refused"
+as_other=()
+[ "$(id -u)" != 0 ] || as_other=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+# (only where that user can reach this folder at all: a work folder under a private home is left out)
+if { [ "$(id -u)" != 0 ] || { command -v setpriv >/dev/null && getent passwd nobody >/dev/null; }; } &&
+  "${as_other[@]}" test -x "$work"; then
+  healthy "$work/locked/n1" n1 && healthy "$work/locked/n2" n2 && healthy "$work/locked/n3" n3
+  for n in n1 n2 n3; do summarise "$work/locked/$n"; done
+  mkdir -p "$work/locked/out"
+  chmod -R a+rX "$work/locked" && chmod 777 "$work/locked/out" && chmod 000 "$work/locked/n2" "$work/locked/n3/summary.json"
+  (cd / && "${as_other[@]}" "$build/bin/fleet_report" --out "$work/locked/out" "$work/locked/n1" "$work/locked/n2" \
+    "$work/locked/n3") >"$work/locked.out" 2>&1
+  rc=$?
+  chmod 755 "$work/locked/n2" && chmod 644 "$work/locked/n3/summary.json"
+  [ $rc = 99 ] || fail "folders the reader may not read: exit $rc, want 99: $(cat "$work/locked.out")"
+  has "$work/locked.out" "  input problem (not node n2's): cannot look at $work/locked/n2/INCOMPLETE: Permission denied"
+  has "$work/locked.out" "  input problem (not node n3's): cannot read $work/locked/n3/summary.json: Permission denied"
+  has "$work/locked.out" "fleet: 3 node(s), 0 did not answer, 0 difference(s), 0 problem(s), 2 file(s) refused"
+fi
 mkdir -p "$work/none"  # (a report could be written there: only the lack of nodes may fail it)
 "$build/bin/fleet_report" --out "$work/none" >"$work/none.out" 2>&1
 rc=$?

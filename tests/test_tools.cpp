@@ -187,6 +187,11 @@ TEST(Report, FailingRunsAreTheOnesABugReportNames) {
             "repro_x\tread\t2,0,1\tFAIL\tPASS\twords\\x09differ\n");
   vmr_tools::Run stray = run_of("repro_y", "read", Verdict::Pass, "");  // no row: a PASS that differs
   EXPECT_EQ(failing_runs_tsv(summary_of(rows({stray}))), "repro_y\tread\t-\tPASS\t-\t\n");
+  // A row without a binary, a case or an expected verdict (a summary edited by hand): "-", never an empty field,
+  // which the shell's `read` would merge with the next tab and shift every later field.
+  Row bare = row_of_run(table(), crash);
+  bare.binary = bare.case_name = bare.expected = "";
+  EXPECT_EQ(failing_runs_tsv(summary_of({bare})), "-\t-\t0,1\tCRASH\t-\tMemory access fault by GPU node-2\n");
   // failures_md: each such row with its rerun command, and its record's stderr tails (which the summary lacks);
   // another pair's record of the case lends it none.
   crash.stderr_tails = {{}, {"Memory access fault by GPU node-2 on address 0x7f00. Reason: Page not present"}};
@@ -475,6 +480,42 @@ TEST(Summary, RefusesWhatIsNotOne) {
     EXPECT_EQ(refused.detail, std::string("old.json is ") + version +
                                   ", not vmem-repro-summary/2: a summary of another version of the tools (run the "
                                   "triage again)");
+  }
+}
+
+// A summary whose counts are not its rows' (a CHANGED row under "changed":0, edited by hand) or whose table problems
+// are not its lines is refused in one line naming the file and both stories: else the health line (rows) and
+// bug-report's counts line would tell two.
+TEST(Summary, RefusesCountsItsRowsDoNotGive) {
+  Summary s;
+  s.rows.push_back(row_of("repro_x.read", "0-1", "PASS", "PASS", "OK", "", "", "", Standing::Ok, ""));
+  s.rows.push_back(row_of("repro_x.read", "1-0", "PASS", "FAIL", "CHANGED: x", "", "", "", Standing::WrongVerdict, ""));
+  count_rows(&s);
+  s.problems = 1;
+  s.problem_lines = {"TABLE: case repro_x.new has no row in t.md"};
+  const std::string good = summary_json(s);
+  Summary back;
+  ASSERT_TRUE(read_summary_json(good, "s.json", &back).ok());
+  auto edited = [&](const std::string& from, const std::string& to) {
+    std::string text = good;
+    const size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return at == std::string::npos ? text : text.replace(at, from.size(), to);
+  };
+  for (const auto& [from, to] :
+       std::vector<std::pair<std::string, std::string>>{{"\"changed\":1", "\"changed\":0"},
+                                                        {"\"ok\":1", "\"ok\":2"},
+                                                        {"\"not_run\":0", "\"not_run\":3"},
+                                                        {"\"table_problems\":1", "\"table_problems\":0"}}) {
+    Summary odd;
+    const Status st = read_summary_json(edited(from, to), "s.json", &odd);
+    EXPECT_FALSE(st.ok()) << to;
+    EXPECT_EQ(st.verdict, Verdict::Harness) << to;
+    EXPECT_EQ(st.detail.find('\n'), std::string::npos) << st.detail;
+    EXPECT_NE(st.detail.find("s.json counts "), std::string::npos) << st.detail;
+    EXPECT_NE(st.detail.find("its rows and problem lines are 1 OK, 1 CHANGED, 0 not run, 1 table problems"),
+              std::string::npos)
+        << st.detail;
   }
 }
 

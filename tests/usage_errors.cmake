@@ -34,7 +34,8 @@ set(bad_lines
   "--json|/nonexistent-dir/run.json=>--json: '/nonexistent-dir/run.json' is in no existing folder"
   "--json|/=>--json: '/' names a directory"
   "--json|${nodes}/adir=>--json: '${nodes}/adir' is a directory"
-  "--json|${nodes}/dir-link=>--json: '${nodes}/dir-link' is a symlink to a directory")
+  "--json|${nodes}/dir-link=>--json: '${nodes}/dir-link' is a symlink to a directory"
+  "--json|/proc/vmr-usage.json=>--json: '/proc/vmr-usage.json' cannot be written")
 foreach(entry IN LISTS bad_lines)
   string(FIND "${entry}" "=>" at)
   string(SUBSTRING "${entry}" 0 ${at} line)

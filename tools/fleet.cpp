@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <sstream>
 
 #include "compare.h"
@@ -19,9 +20,14 @@ using namespace vmr;
 
 namespace {
 
-bool exists(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0;
+// Whether `path` is there (stat follows a symlink). An answer other than "there" or "not there" (ENOENT) is
+// `why`'s, naming the path and errno: a folder this reader may not search (another user's, mode 700), a file given
+// as a folder. Never "not there": that would read as a node that did not answer, or a folder without a summary.
+bool exists(const std::string& path, std::string* why, struct stat* st = nullptr) {
+  struct stat own {};
+  if (::stat(path.c_str(), st ? st : &own) == 0) return true;
+  if (errno != ENOENT && why->empty()) *why = errno_text("cannot look at " + path);
+  return false;
 }
 
 std::string without_trailing_slashes(std::string path) {
@@ -72,20 +78,30 @@ Node load_node(const std::string& dir) {
   Node n;
   n.dir = dir;
   n.name = basename_of(dir);
-  if (!exists(dir)) {
-    n.why = "no results folder";
-  } else if (exists(dir + "/INCOMPLETE")) {
+  // What this reader cannot look at is the input's problem (refused, exit 99), never the node's: its folder or its
+  // summary.json unreadable here (permissions, a file given as the folder) says nothing of the node.
+  std::string cannot;
+  struct stat folder {};
+  if (!exists(dir, &cannot, &folder)) {
+    if (cannot.empty())
+      n.why = "no results folder";
+    else
+      n.refused.push_back(cannot);
+  } else if (!S_ISDIR(folder.st_mode)) {
+    n.refused.push_back(dir + " is not a folder: a node folder is the results folder its triage wrote");
+  } else if (exists(dir + "/INCOMPLETE", &cannot)) {
     n.why = "its triage did not finish (INCOMPLETE)";
-  } else if (!exists(dir + "/summary.json")) {
+  } else if (!cannot.empty()) {
+    n.refused.push_back(cannot);
+  } else if (!exists(dir + "/summary.json", &cannot)) {
     // (a triage that stops leaves INCOMPLETE: a folder with neither is no triage's, and says nothing of the node)
-    n.refused.push_back(dir + " has no summary.json: not a finished triage's folder");
+    n.refused.push_back(cannot.empty() ? dir + " has no summary.json: not a finished triage's folder" : cannot);
   } else {
     std::string text;
     const Status read = read_folder_file(dir, "summary.json", &text);
-    if (read.verdict == Verdict::Usage)  // not a file a triage writes (a FIFO, a symlink out of the folder, ...)
-      n.refused.push_back(read.detail);
-    else if (!read.ok())
-      n.problems.push_back("its triage's summary: " + one_line(read.detail));
+    // Not a file a triage writes (a FIFO, a symlink out of the folder, ...), or one this reader may not read.
+    if (!read.ok())
+      n.refused.push_back(one_line(read.detail));
     else
       read_node_summary(&n, text);
   }
@@ -147,7 +163,10 @@ Status add_unanswered(const std::string& nodes_file, const std::string& out, std
   for (auto line : split(text, '\n')) {
     std::string name(trim(line));
     if (name.empty()) continue;
-    bool have = std::any_of(nodes->begin(), nodes->end(), [&](const Node& n) { return n.name == name; });
+    // Answered where a node carries the name, or its folder does (scripts/fleet writes each node's into OUT/<name>):
+    // a summary naming its node otherwise (the host name of a triage run outside Slurm) is no silent node.
+    bool have = std::any_of(nodes->begin(), nodes->end(),
+                            [&](const Node& n) { return n.name == name || basename_of(n.dir) == name; });
     if (!have) {
       Node n;
       n.name = name;

@@ -134,13 +134,20 @@ std::string side(const Report& r) {
     }
     out += "</ul>\n";
   }
-  std::string silent, problems;
+  std::string silent, problems, refused;
   for (const auto& n : r.nodes) {
     if (!n.why.empty()) silent += "<li>" + html_text(n.name) + ": " + html_text(n.why) + "</li>\n";
     for (const auto& p : n.problems) problems += "<li>" + html_text(n.name) + ": " + html_text(p) + "</li>\n";
+    for (const auto& p : n.refused) refused += "<li>" + html_text(n.name) + ": " + html_text(p) + "</li>\n";
   }
   if (!silent.empty()) out += "<h2>Nodes that did not answer</h2>\n<ul>\n" + silent + "</ul>\n";
   if (!problems.empty()) out += "<h2>Problems</h2>\n<ul>\n" + problems + "</ul>\n";
+  // (as fleet.md's: a node whose summary was refused has no cell, and the page must say why)
+  if (!refused.empty())
+    out +=
+        "<h2>Files refused</h2>\n<p>Not records a triage writes: the report's input problems, not the nodes'. The "
+        "report leaves them out.</p>\n<ul>\n" +
+        refused + "</ul>\n";
   return out;
 }
 
@@ -150,15 +157,17 @@ std::string fleet_html(const Report& r) {
   Cases differing;
   for (const auto& d : r.differences)
     for (const auto& n : d.nodes) differing[n].insert(d.case_name);
-  int silent = 0, problems = 0;
+  int silent = 0, problems = 0, refused = 0;
   for (const auto& n : r.nodes) {
     silent += !n.why.empty();
     problems += int(n.problems.size());
+    refused += int(n.refused.size());
   }
   std::string body = "<h1>vmem-repro fleet report</h1>\n<p>" + std::to_string(r.nodes.size()) + " node(s), " +
                      std::to_string(silent) + " did not answer, " + std::to_string(differing.size()) + " differ, " +
                      std::to_string(r.differences.size()) + " difference(s), " + std::to_string(problems) +
-                     " problem(s). Nodes that differ come first; fleet.md and fleet.json hold the same report.</p>\n" +
+                     " problem(s)" + (refused ? ", " + std::to_string(refused) + " file(s) refused" : "") +
+                     ". Nodes that differ come first; fleet.md and fleet.json hold the same report.</p>\n" +
                      verdict_legend(true) + "<div class=\"split\">\n<div class=\"map\">\n" + heatmap(r, differing) +
                      "</div>\n<div class=\"side\">\n" + side(r) + "</div>\n</div>\n";
   return html_page("vmem-repro fleet report", body);

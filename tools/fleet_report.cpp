@@ -12,8 +12,8 @@
 // Slurm nodes on one host without Slurm's name), or by its folder's path as given where those are equal too (n1
 // gathered under two parents); the same folder given twice (its real path: "d/./n3", "d/n3/", a symlink to d/n3) is
 // refused. A node that did not answer (a name of --nodes with no folder, a folder missing or still INCOMPLETE) is
-// reported as such; a record its triage could not use, its table problems and a summary that cannot be read are
-// problems of that node. For every case a node differs in (from the majority of nodes, or from expected/: a row its
+// reported as such; a record its triage could not use, its table problems and a summary that is no JSON or no summary
+// are problems of that node. For every case a node differs in (from the majority of nodes, or from expected/: a row its
 // triage found CHANGED), the facts every such node shares and at least one other node does not are listed, ranked by
 // how many of the others differ; facts that differ between nodes with no verdict change are listed apart. A tie for
 // the majority goes to PASS where PASS is among the tied (else to the verdict first in the contract's order) and is
@@ -21,11 +21,12 @@
 // differ. Writes DIR/fleet.json, DIR/fleet.md and DIR/fleet.html (tools/fleet_html.h), prints a summary. The input's
 // problems are named once each, in no cell and none of the node's problems: a folder without summary.json (no finished
 // triage's), a summary of another version of the tools, a summary.json that is no file a triage writes (a FIFO, a
-// device, a symlink out of the folder, over tools/input_file.h's cap), a file its triage refused (its summary's INPUT:
-// lines). Exit 0 every node answered and agrees; 1 a node differs, did not answer or has a problem; 2 a bad command
-// line, or one folder given twice (by its real path); 99 no node at all (no NODE_DIR, --nodes naming none), a node list
-// that could not be read or a report that could not be written (each named; no report written), or an input problem
-// (the report written without it).
+// device, a symlink out of the folder, over tools/input_file.h's cap), what this reader cannot look at (a file given
+// as the folder, a folder or summary.json its permissions keep from this user: the system's reason), a file its triage
+// refused (its summary's INPUT: lines). Exit 0 every node answered and agrees; 1 a node differs, did not answer or has
+// a problem; 2 a bad command line, or one folder given twice (by its real path); 99 no node at all (no NODE_DIR,
+// --nodes naming none), a node list that could not be read or a report that could not be written (each named; no report
+// written), or an input problem (the report written without it).
 #include <cstdio>
 #include <string>
 #include <vector>

@@ -249,6 +249,18 @@ Status read_summary_json(std::string_view text, const std::string& source, Summa
     if (!read_row(e, &r)) return Status::harness(source + " has a row that is not one check_expected wrote");
     s->rows.push_back(std::move(r));
   }
+  // Its counts are its rows' (count_rows) and its problems its lines: a summary whose counts say otherwise (edited by
+  // hand, or two summaries spliced) would give each reader another story, the health line its rows' and bug-report's
+  // first line its counts'.
+  Summary counted;
+  counted.rows = s->rows;
+  count_rows(&counted);
+  if (counted.ok != s->ok || counted.changed != s->changed || counted.not_run != s->not_run ||
+      s->problems != int(s->problem_lines.size()))
+    return Status::harness(source + " counts " + counts_text(*s) + " where its rows and problem lines are " +
+                           std::to_string(counted.ok) + " OK, " + std::to_string(counted.changed) + " CHANGED, " +
+                           std::to_string(counted.not_run) + " not run, " + std::to_string(s->problem_lines.size()) +
+                           " table problems: not a summary check_expected wrote");
   return Status::pass();
 }
 
@@ -468,10 +480,11 @@ std::string failing_runs_tsv(const Summary& s) {
   std::ostringstream os;
   for (const Row* row : reportable_rows(s)) {
     const Row& r = *row;
-    std::string devices = pair_devices(r.pair);
-    if (devices.empty()) devices = "-";
-    os << one_line(r.binary) << "\t" << one_line(r.case_name) << "\t" << devices << "\t" << verdict_name(*r.observed)
-       << "\t" << one_line(r.expected) << "\t" << one_line(r.detail)
+    // No field but the last is empty: the shell's `read` takes a tab as blank space, so two tabs in a row are one
+    // and every later field would move left (a summary row without a binary or an expected verdict, edited by hand).
+    const auto field = [](const std::string& text) { return text.empty() ? std::string("-") : one_line(text); };
+    os << field(r.binary) << "\t" << field(r.case_name) << "\t" << field(pair_devices(r.pair)) << "\t"
+       << verdict_name(*r.observed) << "\t" << field(r.expected) << "\t" << one_line(r.detail)
        << "\n";  // one_line writes a tab as \x09: the fields stay apart
   }
   return os.str();

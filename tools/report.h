@@ -145,7 +145,8 @@ std::string triage_report_md(const TriageFacts& t, const Summary& s);
 // ROCm's "Memory access fault by GPU node-N ... Reason: ..." appears).
 std::string failures_md(const Summary& s, const std::vector<Run>& runs);
 // The same rows for a script (scripts/bug-report finds each one's minimal reproducer): one line each,
-// "<binary>\t<case>\t<devices as --devices takes them, or ->\t<verdict>\t<expected>\t<detail, one line>".
+// "<binary>\t<case>\t<devices as --devices takes them, or ->\t<verdict>\t<expected>\t<detail, one line>"; only
+// the detail may be empty (any other field empty is "-").
 std::string failing_runs_tsv(const Summary& s);
 // Every GPU the runs used, once, with what tells nodes apart.
 std::string gpus_md(const std::vector<Run>& runs);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <string_view>
 
 #include "harness/runtime_variables.h"
 #include "harness/text.h"
@@ -58,13 +59,20 @@ EnvFacts host_environment(const std::string& binary, const std::string& backend)
   return f;
 }
 
-EnvFacts runtime_variables() {
+EnvFacts runtime_variables() { return runtime_variables(environ); }
+
+EnvFacts runtime_variables(const char* const* env) {
+  const auto value_of = [&](std::string_view name) -> const char* {
+    for (const char* const* e = env; e && *e; ++e)
+      if (std::strncmp(*e, name.data(), name.size()) == 0 && (*e)[name.size()] == '=') return *e + name.size() + 1;
+    return nullptr;
+  };
   EnvFacts vars;
   for (const char* name : kRuntimeVariables) {
-    const char* v = ::getenv(name);
+    const char* v = value_of(name);
     vars.emplace_back(name, v ? v : "(unset)");
   }
-  for (char** e = environ; *e; ++e) {
+  for (const char* const* e = env; e && *e; ++e) {
     std::string kv = *e;
     size_t eq = kv.find('=');
     if (eq == std::string::npos) continue;

@@ -140,6 +140,11 @@ std::string run_json(const RunSummary& rc, const std::vector<CaseResult>& result
     j.key("case").value(c.case_name).key("verdict").value(verdict_name(c.verdict));
     j.key("exit_code").value(exit_code(c.verdict)).key("detail").value(c.detail);
     j.key("deadline_passed").value(c.deadline_passed);
+    if (!c.variables.empty()) {  // its ranks' own, where its environment changed the launcher's
+      j.key("variables").begin_object();
+      for (const auto& [k, v] : c.variables) j.key(k).value(v);
+      j.end_object();
+    }
     j.key("phases_s").begin_object();
     for (const auto& [k, v] : case_phases(c)) j.key(k).value(v);
     j.end_object();

@@ -21,6 +21,8 @@
 #include "harness/text.h"
 #include "harness/wait_status.h"
 
+extern char** environ;
+
 namespace vmr {
 
 namespace {
@@ -128,6 +130,14 @@ std::vector<CaseResult> run_selected(const ReproBinary& bin, const std::vector<c
     }
     std::fflush(stdout);
     std::vector<CaseResult> life = run_cases(plan);
+    if (!plan.environment.empty()) {  // what the ranks had, for the record (CaseResult::variables)
+      const std::vector<std::string> ranks_env = changed_environment(environ, plan.environment);
+      std::vector<const char*> envp;
+      for (const auto& e : ranks_env) envp.push_back(e.c_str());
+      envp.push_back(nullptr);
+      const EnvFacts vars = runtime_variables(envp.data());
+      for (auto& r : life) r.variables = vars;
+    }
     for (const auto& r : life) print_case_result(bin, r, several);
     next += life.size();
     results.insert(results.end(), life.begin(), life.end());

@@ -105,6 +105,12 @@ Status check_output_path(const std::string& path) {
   const std::string folder = folder_of(path);
   if (::stat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return refuse("is in no existing folder");
   if (::access(folder.c_str(), W_OK | X_OK) != 0) return refuse("cannot be written: " + errno_text(folder));
+  // The write makes its temporary file there: made and removed now, so a folder that takes none (/proc, /sys, a
+  // read-only mount, where access() answers yes to root) is refused before the run, not after it as its HARNESS.
+  std::string probe = folder + "/.vmr-json-probe.XXXXXX";
+  UniqueFd fd(::mkostemp(probe.data(), O_CLOEXEC));
+  if (!fd.valid()) return refuse("cannot be written: " + errno_text("creating a temporary file in " + folder));
+  ::unlink(probe.c_str());
   return Status::pass();
 }
 

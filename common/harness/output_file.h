@@ -17,8 +17,9 @@
 namespace vmr {
 
 // A binary's check before its run: usage status naming why `path` cannot take the --json record: it names a
-// directory (or a symlink to one), its folder is missing or not writable, or it is a node (a device, a FIFO, a
-// symlink's target) that cannot be opened for writing.
+// directory (or a symlink to one), its folder is missing, not writable or takes no file (a temporary one is made and
+// removed there: /proc, a read-only mount), or it is a node (a device, a FIFO, a symlink's target) that cannot be
+// opened for writing.
 Status check_output_path(const std::string& path);
 
 // Writes `text` to `path` as above. Harness status "cannot write PATH: ..." naming the failing step and errno

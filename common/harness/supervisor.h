@@ -70,6 +70,10 @@ struct CaseResult {
   bool deadline_passed = false;
   int interrupted_by = 0;  // the signal that interrupted the launcher, 0 when none
   std::vector<RankOutcome> ranks;
+  // The runtime variables its ranks had (env_block.h runtime_variables) where the case's own environment changed the
+  // launcher's (case_environment.h): the record's environment.variables are the launcher's, so a case that removes
+  // HSA_ENABLE_IPC_MODE_LEGACY must not read as run with the value the user's shell exports. Empty: the launcher's.
+  std::vector<std::pair<std::string, std::string>> variables;
 
   double wall_s() const { return double(end_ns - start_ns) / 1e9; }
   // From the launch to the moment the last rank passed the start barrier; -1 when some rank never did.
