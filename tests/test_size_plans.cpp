@@ -163,3 +163,11 @@ TEST(SizeSweep, FitsInFreeMemoryCountsEveryRankOnTheGpuAndItsHeadroom) {
   EXPECT_FALSE(huge.fits) << "an overflowing need never fits";
   EXPECT_NE(huge.reason.find("more than"), std::string::npos) << huge.reason;
 }
+
+// A granule of 0 from a runtime is the suite's refusal to plan, named, never a division by zero (a SIGFPE would read
+// as the rank's CRASH: a verdict of our own making).
+TEST(SizeSweep, AGranuleOfZeroIsNamedNotADivisionByZero) {
+  for (const SizeStep& s : size_sweep_plan(0, 1024)) EXPECT_EQ(plan_problem(s.plan, 0), "granule is 0") << s.label;
+  EXPECT_EQ(plan_problem(read_plan(0, size_t(256) << 20), 0), "granule is 0");
+  EXPECT_EQ(plan_problem(atomics_plan(0, 1024), 0), "granule is 0");
+}
