@@ -206,6 +206,7 @@ Status case_map_then_use(RankContext& ctx, const RankState& state) {
   int bad_maps = 0, first_bad_map = -1;
   u64 bad_words = 0;
   PatternCounter counter;  // one pair of result cells for every round
+  VMR_TRY(counter.prepare());
   for (int i = 0; i < kFreshMaps; ++i) {
     Block b;
     VMR_TRY(state.hip.create(size, &b.mem));

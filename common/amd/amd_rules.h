@@ -110,8 +110,10 @@ vmr::Status host_location_refusal(const vmr::Status& create);
 // 6.4.3 runtime.cpp:3670-3693, the same on rocm-systems release/rocm-rel-7.0 :3731-3754 and develop 1b1610fc; the
 // pool is the one the handle was created from; amd_memory_region.cpp:350-356 answers GPU for a device's local
 // pool, CPU for system memory). CLR makes a Host handle from a CPU agent's pool (hostVmemAlloc) and device memory
-// from the GPU's (rocdevice.cpp deviceVmemAlloc, gpuvm_segment_), and routed Host to the device allocator on develop
-// between rocm-systems PR #8058 (2026-07) and PR #10020 (2026-08): a GPU pool is that bug, a FAIL naming the query.
+// from the GPU's (rocdevice.cpp deviceVmemAlloc, gpuvm_segment_); from rocm-systems PR #682 (develop, 2025-08-21) until
+// PR #10020 (2026-08) it sent every physical request, Host included, to deviceVmemAlloc (7.2.x branched 2025-11-21:
+// inferred to carry it; AMD tracks it as a bug, hip-tests Unit_hipMemSetAccessHostDevice_hostalloc): a GPU pool is
+// that bug, a FAIL naming the query.
 // `pool_location`: 0 CPU, 1 GPU, nullopt where the query could not answer (`why`). *fact: what the record says,
 // "system memory ..." or "not proven: ..." (then no verdict is drawn from it).
 enum class PoolLocation { Cpu = 0, Gpu = 1 };

@@ -133,10 +133,14 @@ class PatternCounter {
   // wait covers in an error (a fill started before the count is one of them).
   Status count(const Span& s, int owner, u64* bad, u64* first_bad, const char* waited_for = "k_verify_pattern") {
     VMR_TRY(guard(s, 0, s.words, "k_verify_pattern"));
-    if (!cells_.p) VMR_TRY(cells_.alloc(2));
+    VMR_TRY(prepare());
     forget_stale_error();
+    // Each reset launch checked: on HIP 6.x every call overwrites the last error, so a failed reset followed by a
+    // good count would count into cells never set.
     k_zero<<<1, 1>>>(cells_.p, 1);
+    VMR_TRY(gpu_check("k_zero (result cells)", VMR_GPU(GetLastError)()));
     k_store<<<1, 1>>>(cells_.p + 1, ~0ull);
+    VMR_TRY(gpu_check("k_store (result cells)", VMR_GPU(GetLastError)()));
     k_verify_pattern<<<kBlocks, kThreads>>>(s.p, s.words, u64(owner), cells_.p, cells_.p + 1);
     VMR_TRY(finish(waited_for));
     u64 got[2];
@@ -145,6 +149,9 @@ class PatternCounter {
     *first_bad = got[1];
     return Status::pass();
   }
+
+  // Allocates the cells (once): a loop calls it first, so no allocation falls between a started fill and its count.
+  Status prepare() { return cells_.p ? Status::pass() : cells_.alloc(2); }
 
  private:
   DeviceBuffer<u64> cells_;
