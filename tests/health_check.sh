@@ -47,7 +47,7 @@ grep -qx 'vmem_repro_triage_outcome{outcome="as_expected"} 1' "$work/healthy.pro
   fail "healthy: --prom did not reach the triage: $(head -c 300 "$work/healthy.prom" 2>&1)"
 check_metrics "$work/healthy.prom"
 [[ "$line" =~ ^vmem-repro:\ OK,\ [1-9][0-9]*\ case\ runs\ as\ expected\ on\ 2\ GPU\(s\)\ in\ [0-9.]+\ s$ ]] || fail "healthy line: $line"
-grep -q '^health-check: exit 0 in [0-9.]* s (budget 30 s, triage limit 25 s, per-run --timeout 10 s; .*; plan: .*modelled time' \
+grep -Eq '^health-check: exit 0 in [0-9.]+ s \(budget 30 s, triage limit 25 s, per-run --timeout 10 s; .*; plan: [1-9][0-9]* launch\(es\), modelled time [0-9.]+ s; model: --mesh on 8 GPUs [0-9.]*[1-9][0-9.]* s; results: ' \
   "$work/healthy.err" || fail "healthy: no timing line on stderr: $(cat "$work/healthy.err")"
 echo "healthy: $line"
 
@@ -85,6 +85,7 @@ cp -r "$repo/scripts" "$work/tree/"
 cat >"$work/tree/scripts/triage" <<EOF
 #!/usr/bin/env bash
 trap '' TERM
+mkdir -p "\$RESULTS_DIR" && printf 'planned\n%.0s' 1 2 3 >"\$RESULTS_DIR/rounds.txt"  # three launches planned, none modelled
 sleep 300 &
 echo \$! >"$work/hung.pid"
 sleep 300
@@ -100,6 +101,8 @@ ms=$((($(date +%s%N) - t0) / 1000000))
 left=$(awk '{ print $3 }' "/proc/$(cat "$work/hung.pid")/stat" 2>/dev/null)
 [ -z "$left" ] || [ "$left" = Z ] || fail "the hung triage's child is still running (state $left)"
 [ "$(cat "$work/hung.err" | wc -l)" = 1 ] || fail "a hung triage: more than the timing on stderr: $(cat "$work/hung.err")"
+grep -q '; plan: 3 launch(es) planned (triage/rounds.txt); the triage was stopped before it modelled their time; results: ' \
+  "$work/hung.err" || fail "a hung triage: its planned launches are not counted from rounds.txt: $(cat "$work/hung.err")"
 echo "hung triage: stopped in $ms ms (budget 10 s)"
 
 # 6. --drain: a scontrol stand-in that prints a node as `scontrol show node` does (Slurm 22.05) and logs updates.
