@@ -20,6 +20,9 @@ BUILD_DIR=$work/build bash -c "set -euo pipefail; source '$repo/scripts/lib/comm
   vmr_build_single_files; echo built with \$VMR_BUILT_WITH" \
   >"$work/build.out" 2>&1 || { cat "$work/build.out"; fail "the single-file build failed"; }
 grep -q "built with single-file" "$work/build.out" || fail "VMR_BUILT_WITH is not single-file"
+# A warning from the printed command is what a user pasting a reproducer into an issue sees first (nvcc's #177 for
+# a shared helper one binary does not use, once per GPU target): none.
+! grep -i 'warning' "$work/build.out" || fail "the single-file build warns (above)"
 grep -Pq '^repro_host_shm\thost\tok\t' "$work/build/bin/manifest.txt" && [ -x "$work/build/bin/repro_host_shm" ] ||
   fail "the host reproducer was not built"
 # Every single file of a backend the CMake build made here must build with the command scripts/amalgamate prints:

@@ -33,6 +33,8 @@ constexpr int kThreads = kReduceThreads;
 // reproducers through hipDeviceSynchronize.
 Status finish(const char* what);
 
+// [[maybe_unused]]: each binary uses some of these; nvcc warns of an unused function with internal linkage (#177),
+// which a user building a single-file reproducer would see, one per helper and GPU target.
 namespace {  // internal linkage, as the kernels these helpers launch (see above)
 
 template <class T>
@@ -57,33 +59,29 @@ std::vector<Span> spans_of(const std::vector<Block>& blocks) {
 
 // The device's free memory as its runtime reports it (hipMemGetInfo / cudaMemGetInfo): what a leak check reads
 // before and after.
-inline Status device_free_bytes(size_t* free) {
+[[maybe_unused]] inline Status device_free_bytes(size_t* free) {
   size_t total = 0;
   return gpu_check("MemGetInfo", VMR_GPU(MemGetInfo)(free, &total));
 }
 
-inline Status copy_to_host(void* dst, const void* src, size_t bytes) {
+[[maybe_unused]] inline Status copy_to_host(void* dst, const void* src, size_t bytes) {
   return gpu_check("Memcpy(DeviceToHost)", VMR_GPU(Memcpy)(dst, src, bytes, VMR_GPU(MemcpyDeviceToHost)));
-}
-
-inline Status copy_to_device(void* dst, const void* src, size_t bytes) {
-  return gpu_check("Memcpy(HostToDevice)", VMR_GPU(Memcpy)(dst, src, bytes, VMR_GPU(MemcpyHostToDevice)));
 }
 
 // --- kernels on VMem, each behind the guard -----------------------------------------------------------------------
 
 // Clears an error left by a call whose failure the suite already handled or ignored (an owner's release, an
 // environment query): from HIP 7.0 such errors stay until read, and finish() would blame the next launch for it.
-inline void forget_stale_error() { (void)VMR_GPU(GetLastError)(); }
+[[maybe_unused]] inline void forget_stale_error() { (void)VMR_GPU(GetLastError)(); }
 
-inline Status zero_words(const Span& s, size_t first, size_t n) {
+[[maybe_unused]] inline Status zero_words(const Span& s, size_t first, size_t n) {
   VMR_TRY(guard(s, first, n, "k_zero"));
   forget_stale_error();
   k_zero<<<kBlocks, kThreads>>>(s.at(first), n);
   return finish("k_zero");
 }
 
-inline Status store_word(const Span& s, size_t word, u64 value) {
+[[maybe_unused]] inline Status store_word(const Span& s, size_t word, u64 value) {
   VMR_TRY(guard(s, word, 1, "k_store"));
   forget_stale_error();
   k_store<<<1, 1>>>(s.at(word), value);
@@ -92,7 +90,7 @@ inline Status store_word(const Span& s, size_t word, u64 value) {
 
 // Reads n words of a VMem VA the way ROCm requires (hipMemcpy silently fails on HSA-VMem VAs): a fenced copy
 // kernel into a bounce buffer, then an ordinary copy to the host.
-inline Status read_words(const Span& s, size_t first, size_t n, std::vector<u64>* out) {
+[[maybe_unused]] inline Status read_words(const Span& s, size_t first, size_t n, std::vector<u64>* out) {
   VMR_TRY(guard(s, first, n, "k_copy"));
   DeviceBuffer<u64> bounce;
   VMR_TRY(bounce.alloc(n));
@@ -104,7 +102,7 @@ inline Status read_words(const Span& s, size_t first, size_t n, std::vector<u64>
 }
 
 // The sum of every word of the span (the read-bandwidth workload and a checksum both sides can compare).
-inline Status checksum(const Span& s, u64* sum) {
+[[maybe_unused]] inline Status checksum(const Span& s, u64* sum) {
   VMR_TRY(guard(s, 0, s.words & ~size_t(1), "k_checksum"));
   DeviceBuffer<u64> cell;
   VMR_TRY(cell.alloc(1));
@@ -116,7 +114,7 @@ inline Status checksum(const Span& s, u64* sum) {
 }
 
 // PASS when no word differed from `owner`'s pattern; else the FAIL that counts them and names the first.
-inline Status pattern_result(const Span& s, int owner, const std::string& what, u64 bad, u64 first) {
+[[maybe_unused]] inline Status pattern_result(const Span& s, int owner, const std::string& what, u64 bad, u64 first) {
   if (bad == 0) return Status::pass();
   return Status::fail(what + ": " + std::to_string(bad) + " of " + std::to_string(s.words) +
                       " words differ from rank " + std::to_string(owner) + "'s pattern, first at word " +
@@ -157,13 +155,13 @@ class PatternCounter {
   DeviceBuffer<u64> cells_;
 };
 
-inline Status count_pattern_mismatches(const Span& s, int owner, u64* bad, u64* first_bad) {
+[[maybe_unused]] inline Status count_pattern_mismatches(const Span& s, int owner, u64* bad, u64* first_bad) {
   PatternCounter counter;
   return counter.count(s, owner, bad, first_bad);
 }
 
 // Every word of the span must hold `owner`'s pattern; the failure counts the bad words and names the first.
-inline Status verify_pattern(const Span& s, int owner, const std::string& what) {
+[[maybe_unused]] inline Status verify_pattern(const Span& s, int owner, const std::string& what) {
   u64 bad = 0, first = 0;
   VMR_TRY(count_pattern_mismatches(s, owner, &bad, &first));
   return pattern_result(s, owner, what, bad, first);
@@ -171,7 +169,7 @@ inline Status verify_pattern(const Span& s, int owner, const std::string& what) 
 
 // The host's own loads of a mapping it was granted (a Host location in set-access): every word must hold `owner`'s
 // pattern.
-inline Status host_verify_pattern(const Span& s, int owner, const std::string& what) {
+[[maybe_unused]] inline Status host_verify_pattern(const Span& s, int owner, const std::string& what) {
   u64 bad = 0, first = 0;
   for (size_t i = 0; i < s.words; ++i)
     if (s.p[i] != pattern_word(u64(owner), i) && bad++ == 0) first = i;
@@ -180,7 +178,7 @@ inline Status host_verify_pattern(const Span& s, int owner, const std::string& w
 
 // Launches the fill of the span with `owner`'s pattern and returns without waiting: the next wait (a
 // PatternCounter's count in stream order) names it.
-inline Status start_fill_pattern(const Span& s, int owner) {
+[[maybe_unused]] inline Status start_fill_pattern(const Span& s, int owner) {
   VMR_TRY(guard(s, 0, s.words, "k_fill_pattern"));
   forget_stale_error();
   k_fill_pattern<<<kBlocks, kThreads>>>(s.p, s.words, u64(owner));
@@ -188,20 +186,20 @@ inline Status start_fill_pattern(const Span& s, int owner) {
 }
 
 // Fills the span with `owner`'s pattern (the whole mapping: proof that it and its access really work).
-inline Status fill_pattern(const Span& s, int owner, const std::string& what) {
+[[maybe_unused]] inline Status fill_pattern(const Span& s, int owner, const std::string& what) {
   VMR_TRY(start_fill_pattern(s, owner));
   return finish(("k_fill_pattern on " + what).c_str());
 }
 
 // Writes `owner`'s pattern and reads it back (on ROCm 6.3 a failed hipMemMap can still return success).
-inline Status write_and_check(const Span& s, int owner, const std::string& what) {
+[[maybe_unused]] inline Status write_and_check(const Span& s, int owner, const std::string& what) {
   VMR_TRY(fill_pattern(s, owner, what));
   return verify_pattern(s, owner, what);
 }
 
 // Every thread of the grid adds `adds` times into words [first, first + counters) of a peer's span. Launches
 // without waiting (the caller's finish() waits for all of them), so a launch error is checked here.
-inline Status add_into(const Span& s, size_t first, u64 counters, u64 adds, bool system_scope) {
+[[maybe_unused]] inline Status add_into(const Span& s, size_t first, u64 counters, u64 adds, bool system_scope) {
   const char* kernel = system_scope ? "k_atomic_add_system" : "k_atomic_add_device";
   VMR_TRY(guard(s, first, counters, kernel));
   forget_stale_error();
@@ -213,12 +211,13 @@ inline Status add_into(const Span& s, size_t first, u64 counters, u64 adds, bool
 }
 
 // What every counter holds after each of `peers` ran add_into once with `adds` per thread.
-inline u64 expected_count(int peers, u64 adds, u64 counters) {
+[[maybe_unused]] inline u64 expected_count(int peers, u64 adds, u64 counters) {
   return u64(peers) * kBlocks * kThreads * adds / counters;
 }
 
 // Every counter in words [first, first + n) must hold exactly `expect`; returns the first that does not in *mismatch.
-inline Status check_counters(const Span& s, size_t first, size_t n, u64 expect, std::string* mismatch) {
+[[maybe_unused]] inline Status check_counters(const Span& s, size_t first, size_t n, u64 expect,
+                                              std::string* mismatch) {
   std::vector<u64> got;
   VMR_TRY(read_words(s, first, n, &got));
   mismatch->clear();
@@ -256,7 +255,7 @@ Status time_best(int reps, F body, double* best_s) {
 
 // `read`: every rank checks every peer's memory (peers[j], empty for itself) against the peer's pattern and
 // against the checksum the owner computed locally (own_sum), so a remote read must return exactly the owner's bytes.
-inline Status verify_peer_reads(vmr::RankContext& ctx, const std::vector<Span>& peers, u64 own_sum) {
+[[maybe_unused]] inline Status verify_peer_reads(vmr::RankContext& ctx, const std::vector<Span>& peers, u64 own_sum) {
   std::vector<std::string> sums;
   VMR_TRY(ctx.mesh().all_gather(std::to_string(own_sum), &sums));
   for (int j = 0; j < ctx.ranks(); ++j) {
@@ -285,8 +284,9 @@ struct AtomicsRound {
 // exactly. A wrong count is reported in round->mismatch (the caller decides whether it drives the verdict); a
 // failed call is the returned Status. A system-scope round reports the metric round->rate_metric
 // (remote_system_atomics_per_s unless the case names another): every rank's adds over the slowest rank's time.
-inline Status remote_atomics_round(vmr::RankContext& ctx, const Span& own, const std::vector<Span>& peers,
-                                   bool system_scope, const std::string& label, AtomicsRound* round) {
+[[maybe_unused]] inline Status remote_atomics_round(vmr::RankContext& ctx, const Span& own,
+                                                    const std::vector<Span>& peers, bool system_scope,
+                                                    const std::string& label, AtomicsRound* round) {
   VMR_TRY(zero_words(own, 0, round->counters));
   VMR_TRY(ctx.mesh().barrier(label + "-zeroed"));
   int64_t t0 = vmr::monotonic_ns();
@@ -311,7 +311,7 @@ inline Status remote_atomics_round(vmr::RankContext& ctx, const Span& own, const
 
 // Waits (bounded, on the GPU) until word 0 of a peer's mapping shows `generation`: proof that the re-imported
 // mapping reaches the owner's new memory, not the old one.
-inline Status wait_for_stamp(const Span& s, u64 generation, const std::string& whose) {
+[[maybe_unused]] inline Status wait_for_stamp(const Span& s, u64 generation, const std::string& whose) {
   VMR_TRY(guard(s, 0, 1, "k_wait_flag"));
   DeviceBuffer<u64> timed_out;
   VMR_TRY(timed_out.alloc(1));
@@ -325,7 +325,7 @@ inline Status wait_for_stamp(const Span& s, u64 generation, const std::string& w
 }
 
 // Word 0 must still hold the generation and the `counters` words after it exactly `expect` each.
-inline Status check_stamp_and_counters(const Span& own, u64 generation, u64 counters, u64 expect) {
+[[maybe_unused]] inline Status check_stamp_and_counters(const Span& own, u64 generation, u64 counters, u64 expect) {
   std::vector<u64> got;
   VMR_TRY(read_words(own, 0, counters + 1, &got));
   if (got[0] != generation) return Status::fail("generation word overwritten: " + std::to_string(got[0]));
