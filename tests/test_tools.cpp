@@ -204,6 +204,13 @@ TEST(Report, FailingRunsAreTheOnesABugReportNames) {
   EXPECT_NE(md.find("rank 1, last stderr lines:\n\n```\nMemory access fault by GPU node-2"), std::string::npos) << md;
   EXPECT_EQ(md.find("another pair"), std::string::npos) << md;
   EXPECT_EQ(md.find("repro_x.read"), std::string::npos) << md;
+  EXPECT_EQ(md.find("No readable run record"), std::string::npos) << md;
+  // Its record gone (only another pair's left): the section says there is none, not an empty stderr.
+  const std::string unrecorded = failures_md(summary_of(rows({ok, crash})), {ok, other_pair});
+  EXPECT_NE(unrecorded.find("No readable run record of this case and pair: no rank's stderr to show."),
+            std::string::npos)
+      << unrecorded;
+  EXPECT_EQ(unrecorded.find("another pair"), std::string::npos) << unrecorded;
 }
 
 TEST(CaseList, ReadsNamesAndOptInStrictly) {

@@ -505,6 +505,9 @@ std::string failures_md(const Summary& s, const std::vector<Run>& runs) {
        << md_text(r.detail) << "\n\n"
        << md_fence(one_line(r.binary + " --case " + r.case_name + (devices.empty() ? "" : " --devices " + devices)));
     const Run* run = run_of_row(r, runs);
+    // A row without a readable record of its case and pair (a launch that left none, a record that did not parse)
+    // says so: otherwise its missing stderr reads as ranks that printed nothing.
+    if (!run) os << "\nNo readable run record of this case and pair: no rank's stderr to show.\n";
     for (size_t k = 0; run && k < run->stderr_tails.size(); ++k) {
       if (run->stderr_tails[k].empty()) continue;
       std::string lines;
