@@ -72,23 +72,35 @@ vmr_in_root() {
     /bin/bash -c "$*"
 }
 
-# Builds this working tree (tracked and untracked files git does not ignore) inside the root of SUITE and runs
-# there the unit tests, expected_verdicts (with every case it needs) and every AMD binary's --list and cases, which
-# must each SKIP with the real runtime's own answer where the machine has no AMD GPU.
-vmr_rocm_root_test() {
-  local suite=$1 root t0 t1 t2 rc=0
-  root=$(vmr_rocm_root "$suite") || return $?
-  rm -rf "$root/src" "$root/build" && vmr_copy_tree "$root/src" || return 1
+# Builds this working tree (tracked and untracked files git does not ignore) inside the root of SUITE (making the
+# root first where it is not there), at the niceness NICE (default 0): scripts/test builds at 19 while the host's
+# tests run, so the build takes only the CPU they leave idle (their deadlines keep theirs). Its time is written to
+# the root's /build.took for vmr_rocm_root_tests. Returns 1 where the build failed, 2 where the root could not be made.
+vmr_rocm_root_build() {
+  local suite=$1 nice=${2:-0} root t0 t1
+  root=$(vmr_rocm_root "$suite") || return 2
+  rm -rf "$root/src" "$root/build" "$root/build.took" && vmr_copy_tree "$root/src" || return 1
   vmr_say "rocm root $suite: $(vmr_in_root "$root" "dpkg-query -W -f='\${Package} \${Version}  ' hipcc libamdhip64-dev libhsa-runtime-dev cmake g++")"
   t0=$(vmr_now)
   # VMR_EXPECT_HSA_VMEM_HEADER: these headers declare the HSA vmem API, and hsa_api.h must take their declarations;
   # VMR_WERROR: a warning of clang-21/22 or g++ 16 in our code fails the build, as g++ 12's does on the host.
-  vmr_in_root "$root" "cmake -S /src -B /build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVMR_WERROR=ON \
+  # (a subshell reniced: the compilers inherit its niceness)
+  (renice -n "$nice" -p "$BASHPID" >/dev/null && vmr_in_root "$root" "cmake -S /src -B /build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVMR_WERROR=ON \
       -DCMAKE_CXX_FLAGS=-DVMR_EXPECT_HSA_VMEM_HEADER -DCMAKE_HIP_FLAGS=-DVMR_EXPECT_HSA_VMEM_HEADER >/build.configure.log 2>&1 ||
       { tail -n 30 /build.configure.log; exit 1; }
     grep -E '^-- backend' /build.configure.log
-    cmake --build /build -j$(nproc) >/build.log 2>&1 || { grep -E -B3 -A12 'error' /build.log | head -n 80; exit 1; }" >&2 ||
+    cmake --build /build -j$(nproc) >/build.log 2>&1 || { grep -E -B3 -A12 'error' /build.log | head -n 80; exit 1; }") >&2 ||
     { vmr_say "rocm root $suite: the build FAILED"; return 1; }
+  t1=$(vmr_now)
+  echo "$(vmr_seconds "$t0" "$t1") at niceness $nice" >"$root/build.took"
+}
+
+# Runs, in the root of SUITE that vmr_rocm_root_build built, the unit tests, expected_verdicts (with every case it
+# needs) and every AMD binary's --list and cases, which must each SKIP with the real runtime's own answer where the
+# machine has no AMD GPU.
+vmr_rocm_root_tests() {
+  local suite=$1 root="$VMR_ROCM_ROOTS/$1" t1 t2 rc=0
+  [ -s "$root/build.took" ] || { vmr_say "rocm root $suite: not built, so not tested"; return 1; }
   t1=$(vmr_now)
   # minimal: the one-file reproducers built with this ROCm, their header's hipcc line run as written, and each
   # started beside its suite case (both SKIP here, without a GPU).
@@ -97,6 +109,6 @@ vmr_rocm_root_test() {
     grep -E '% tests passed|[0-9]+ OK, [0-9]+ CHANGED|CHANGED  |Failed' /ctest.log | sed 's/^[0-9]*: //'; exit \$s" >&2 || rc=1
   vmr_in_root "$root" "bash /src/scripts/lib/amd_binaries_skip.sh /build/bin" >&2 || rc=1
   t2=$(vmr_now)
-  vmr_say "rocm root $suite: build $(vmr_seconds "$t0" "$t1"), tests $(vmr_seconds "$t1" "$t2"): $([ $rc = 0 ] && echo passed || echo FAILED)"
+  vmr_say "rocm root $suite: build $(cat "$root/build.took"), tests $(vmr_seconds "$t1" "$t2"): $([ $rc = 0 ] && echo passed || echo FAILED)"
   return $rc
 }
