@@ -73,8 +73,8 @@ vmr_in_root() {
 }
 
 # Builds this working tree (tracked and untracked files git does not ignore) inside the root of SUITE (making the
-# root first where it is not there), at the niceness NICE (default 0): scripts/test builds at 19 while the host's
-# tests run, so the build takes only the CPU they leave idle (their deadlines keep theirs). Its time is written to
+# root first where it is not there), from the niceness NICE (default 0): scripts/test builds at 19 while the host's
+# tests run, so the build takes only the CPU they leave idle (their deadlines keep theirs), and back at 0 after them. Its time is written to
 # the root's /build.took for vmr_rocm_root_tests. Returns 1 where the build failed, 2 where the root could not be made.
 vmr_rocm_root_build() {
   local suite=$1 nice=${2:-0} root t0 t1
@@ -85,14 +85,14 @@ vmr_rocm_root_build() {
   # VMR_EXPECT_HSA_VMEM_HEADER: these headers declare the HSA vmem API, and hsa_api.h must take their declarations;
   # VMR_WERROR: a warning of clang-21/22 or g++ 16 in our code fails the build, as g++ 12's does on the host.
   # (a subshell reniced: the compilers inherit its niceness)
-  (renice -n "$nice" -p "$BASHPID" >/dev/null && vmr_in_root "$root" "cmake -S /src -B /build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVMR_WERROR=ON \
+  (renice --priority "$nice" -p "$BASHPID" >/dev/null && vmr_in_root "$root" "cmake -S /src -B /build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVMR_WERROR=ON \
       -DCMAKE_CXX_FLAGS=-DVMR_EXPECT_HSA_VMEM_HEADER -DCMAKE_HIP_FLAGS=-DVMR_EXPECT_HSA_VMEM_HEADER >/build.configure.log 2>&1 ||
       { tail -n 30 /build.configure.log; exit 1; }
     grep -E '^-- backend' /build.configure.log
     cmake --build /build -j$(nproc) >/build.log 2>&1 || { grep -E -B3 -A12 'error' /build.log | head -n 80; exit 1; }") >&2 ||
     { vmr_say "rocm root $suite: the build FAILED"; return 1; }
   t1=$(vmr_now)
-  echo "$(vmr_seconds "$t0" "$t1") at niceness $nice" >"$root/build.took"
+  echo "$(vmr_seconds "$t0" "$t1") from niceness $nice" >"$root/build.took"
 }
 
 # Runs, in the root of SUITE that vmr_rocm_root_build built, the unit tests, expected_verdicts (with every case it
