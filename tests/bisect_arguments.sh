@@ -49,6 +49,16 @@ stops "'repro_host_shm.r.ad' is not a case" repro_host_shm.r.ad
 stops "'repro_host_shm.read*' is not a case" 'repro_host_shm.read*'
 echo "a name that is part of a case's name stops the bisect"
 
+# An exit the step did not choose is never "bad": run through a symlink (scripts/lib is not beside the link), bash
+# ends the step with 1 for an unset variable; the step stops the bisect (128) saying so in its last line.
+mkdir -p "$work/linked"
+ln -sf "$repo/scripts/bisect" "$work/linked/vmr-bisect"
+BUILD_DIR=$build RESULTS_ROOT=$work/steps "$work/linked/vmr-bisect" repro_host_shm.read >"$work/linked.out" 2>&1
+rc=$?
+[ $rc = 128 ] && tail -n 1 "$work/linked.out" | grep -q "^scripts/bisect: stopping the bisect: the step ended with exit 1, which it did not choose" ||
+  { cat "$work/linked.out"; fail "bisect through a symlink: exit $rc, want 128 naming the exit it did not choose"; }
+echo "an exit the step did not choose stops the bisect (128), never bad"
+
 # check_expected --bisect judges each named case by its own record only: a case whose name another's begins or
 # ends with, or one of a binary whose name begins another binary's, is "no record", never another case's verdict.
 VMR_FORCE_FAIL=repro_host_shm.atomics BUILD_DIR=$build RESULTS_DIR=$work/judge "$repo/scripts/bisect" --good pass \
