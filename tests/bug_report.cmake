@@ -281,10 +281,11 @@ if(NOT attached STREQUAL report OR NOT host_attached STREQUAL host_minimal OR NO
    OR NOT EXISTS ${h}/attach/hip_vmem_atomics.hip)
   message(FATAL_ERROR "--attach: the report, each minimal file and its output belong beside each other in ${h}/attach")
 endif()
-foreach(bad "--attach" "--frobnicate" "${h} ${h}")
+# (--attach followed by an option is a forgotten folder, never a folder named --run-minimal)
+foreach(bad "--attach" "--frobnicate" "${h} ${h}" "--attach --run-minimal ${h}")
   separate_arguments(bad_args UNIX_COMMAND "${bad}")
   execute_process(COMMAND ${CMAKE_COMMAND} -E env BUILD_DIR=${BUILD} ${SCRIPT} ${bad_args} RESULT_VARIABLE rc
-                  OUTPUT_VARIABLE out ERROR_VARIABLE err)
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err WORKING_DIRECTORY ${WORK})
   if(NOT rc EQUAL 2 OR NOT err MATCHES "scripts/bug-report: ")
     message(FATAL_ERROR "bug-report ${bad}: exit ${rc} (want 2 with one line): ${out} ${err}")
   endif()
