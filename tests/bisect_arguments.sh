@@ -49,6 +49,34 @@ stops "'repro_host_shm.r.ad' is not a case" repro_host_shm.r.ad
 stops "'repro_host_shm.read*' is not a case" 'repro_host_shm.read*'
 echo "a name that is part of a case's name stops the bisect"
 
+# RESULTS_DIR is the step's alone: a folder holding another tool's files (CTest's records of the same case, a log
+# of the binary's) stops the bisect before the build, its files untouched; a new or empty one, or one earlier steps
+# wrote, is taken. (In another's folder a FAIL CTest recorded was once judged for every commit: bad.)
+mkdir -p "$work/ctest-results" "$work/empty-results"
+VMR_FORCE_FAIL=repro_host_shm.read "$build/bin/repro_host_shm" --case read --json "$work/ctest-results/repro_host_shm.read.json" \
+  >/dev/null 2>&1
+[ -f "$work/ctest-results/repro_host_shm.read.json" ] || fail "no CTest-style record was made"
+echo precious >"$work/ctest-results/repro_host_shm.log"
+before=$(cat "$work/ctest-results"/*)
+RESULTS_DIR=$work/ctest-results stops "$work/ctest-results holds files no bisect step wrote" repro_host_shm.read
+[ "$(cat "$work/ctest-results"/*)" = "$before" ] || fail "bisect changed the files of a folder not its own"
+for step in 1 2; do
+  BUILD_DIR=$build RESULTS_DIR=$work/empty-results "$repo/scripts/bisect" repro_host_shm.read >"$work/empty.out" 2>&1
+  rc=$?
+  [ $rc = 0 ] || { cat "$work/empty.out"; fail "an empty RESULTS_DIR, step $step: exit $rc, want 0"; }
+done
+echo "a RESULTS_DIR with another tool's files stops the bisect, untouched; an empty one is the steps'"
+
+# An exit the step did not choose is never "bad": run through a symlink (scripts/lib is not beside the link), bash
+# ends the step with 1 for an unset variable; the step stops the bisect (128) saying so in its last line.
+mkdir -p "$work/linked"
+ln -sf "$repo/scripts/bisect" "$work/linked/vmr-bisect"
+BUILD_DIR=$build RESULTS_ROOT=$work/steps "$work/linked/vmr-bisect" repro_host_shm.read >"$work/linked.out" 2>&1
+rc=$?
+[ $rc = 128 ] && tail -n 1 "$work/linked.out" | grep -q "^scripts/bisect: stopping the bisect: the step ended with exit 1, which it did not choose" ||
+  { cat "$work/linked.out"; fail "bisect through a symlink: exit $rc, want 128 naming the exit it did not choose"; }
+echo "an exit the step did not choose stops the bisect (128), never bad"
+
 # check_expected --bisect judges each named case by its own record only: a case whose name another's begins or
 # ends with, or one of a binary whose name begins another binary's, is "no record", never another case's verdict.
 VMR_FORCE_FAIL=repro_host_shm.atomics BUILD_DIR=$build RESULTS_DIR=$work/judge "$repo/scripts/bisect" --good pass \

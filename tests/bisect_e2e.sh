@@ -102,3 +102,22 @@ rc=$?
   tail -n 1 "$work/hangs.out" | grep -q '^bisect: skip (repro_host_shm did not start with this runtime: --list exited 124: .*repro_host_shm --list --json did not finish in 1 s: killed)$' ||
   { cat "$work/hangs.out"; fail "a listing that hangs: exit $rc after $(($(date +%s) - start)) s, want 125 (skip) saying why"; }
 echo "listing: deferred loading, a time limit, and a library that does not load skips the commit"
+
+# A runtime whose library loads but lacks a function the case calls (a CLR commit built against a newer ROCr than the
+# installed one): the loader ends the rank at that first call (exit 127, "symbol lookup error"), which the harness
+# calls FAIL (a rank that left mid-protocol); the step skips the commit (125), in either meaning of good, never bad.
+# The stand-in: a preloaded memfd_create (only repro_host_shm's ranks call it, never its listing) calling a function
+# no library defines, bound lazily.
+cat >"$work/missing.cpp" <<'CPP'
+extern "C" int vmr_function_no_library_has(void);
+extern "C" int memfd_create(const char*, unsigned) { return vmr_function_no_library_has(); }
+CPP
+"${CXX:-c++}" -shared -fPIC -Wl,-z,lazy -o "$work/libmissing.so" "$work/missing.cpp" || fail "cannot build the stand-in library"
+for good in pass expected; do
+  LD_PRELOAD=$work/libmissing.so BUILD_DIR=$build RESULTS_DIR=$work/missing-$good "$repo/scripts/bisect" --good $good \
+    repro_host_shm.read >"$work/missing.out" 2>&1
+  rc=$?
+  [ $rc = 125 ] && grep -q '^skip repro_host_shm.read: a rank could not start this runtime (exit 127, the loader.s): FAIL: .*symbol lookup error' "$work/missing.out" ||
+    { cat "$work/missing.out"; fail "--good $good, a rank the loader ended: exit $rc, want 125 (skip) saying why"; }
+done
+echo "a rank the loader ended (a runtime function missing) skips the commit"

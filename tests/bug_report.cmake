@@ -281,10 +281,11 @@ if(NOT attached STREQUAL report OR NOT host_attached STREQUAL host_minimal OR NO
    OR NOT EXISTS ${h}/attach/hip_vmem_atomics.hip)
   message(FATAL_ERROR "--attach: the report, each minimal file and its output belong beside each other in ${h}/attach")
 endif()
-foreach(bad "--attach" "--frobnicate" "${h} ${h}")
+# (--attach followed by an option is a forgotten folder, never a folder named --run-minimal)
+foreach(bad "--attach" "--frobnicate" "${h} ${h}" "--attach --run-minimal ${h}")
   separate_arguments(bad_args UNIX_COMMAND "${bad}")
   execute_process(COMMAND ${CMAKE_COMMAND} -E env BUILD_DIR=${BUILD} ${SCRIPT} ${bad_args} RESULT_VARIABLE rc
-                  OUTPUT_VARIABLE out ERROR_VARIABLE err)
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err WORKING_DIRECTORY ${WORK})
   if(NOT rc EQUAL 2 OR NOT err MATCHES "scripts/bug-report: ")
     message(FATAL_ERROR "bug-report ${bad}: exit ${rc} (want 2 with one line): ${out} ${err}")
   endif()
@@ -432,3 +433,20 @@ if(NOT commands STREQUAL want_commands)
   message(FATAL_ERROR "the full suite's commands: one per failing run, in order; got:\n${commands}")
 endif()
 message("bug-report: a case failing on several pairs is one step on its first pair, the others named, the PASS nowhere")
+
+# 9. A case name from a record is text, never a program: a failing case named as a sed script with GNU sed's e flag
+#    (a record planted in a results folder that root, or a maintainer, reports on) runs nothing; its step says no
+#    minimal file covers it.
+set(s ${WORK}/sed-name)
+file(REMOVE_RECURSE ${s})
+file(MAKE_DIRECTORY ${s})
+file(REMOVE ${WORK}/sed-ran)
+write_run(${s} repro_hip_vmem_uncached.json hip repro_hip_vmem_uncached "atomics|touch ${WORK}/sed-ran|e#" FAIL
+          "rank 1: system-scope atomics: counter 1 holds 2" "" "")
+bug_report(${s} report)
+if(EXISTS ${WORK}/sed-ran)
+  message(FATAL_ERROR "bug-report ran a command a record's case name held (${WORK}/sed-ran was made)")
+endif()
+expect_in("${report}" "Steps to Reproduce" "atomics\\|touch")
+expect_in("${report}" "Steps to Reproduce" "No minimal reproducer covers this case yet")
+message("bug-report: a case name is text, never a program run")

@@ -12,6 +12,8 @@
 #   5. --json and a tool's output through a link nobody planted (their folder, a sticky one): refused, victim intact
 #   6. bug-report as root on nobody's results folder where nobody linked bug-report.md to a file of root's: 99, named,
 #      the file intact
+#   7. scripts/bisect as root under nobody's folder or in one nobody made (a link named as its log): 128, nothing
+#      written, the link not followed, the commit not built
 #   usage: root_writes.sh REPO BUILD_DIR WORK_DIR (exit 77 when not root or without runuser)
 set -uo pipefail
 repo=$1 build=$2 work=$3
@@ -143,4 +145,24 @@ rm "$results/bug-report.md"
 BUILD_DIR=$build "$repo/scripts/bug-report" "$results" >"$work/bug.out" 2>"$work/bug.err" && [ -f "$results/bug-report.md" ] ||
   fail "bug-report on nobody's folder without the link: $(tail -n 3 "$work/bug.err")"
 echo "ok: bug-report as root does not follow nobody's link (99, named); without it, it writes its report"
+# 7. A bisect step as root: under nobody's folder (RESULTS_ROOT), or in a RESULTS_DIR nobody made with a link to a
+#    file of root's named as the step's log: 128 (stop the bisect), one line, before the commit's build, nothing
+#    written there and the file intact.
+theirs=$work/nobodys-bisect
+mkdir -m 0755 "$theirs" && chown nobody "$theirs"
+runuser -u nobody -- mkdir -m 0755 "$theirs/steps"
+runuser -u nobody -- ln -s "$work/victim-file" "$theirs/steps/repro_host_shm.log"
+echo precious >"$work/victim-file"
+for where in "RESULTS_ROOT=$theirs" "RESULTS_DIR=$theirs/steps"; do
+  env BUILD_DIR="$build" "$where" "$repo/scripts/bisect" --build "touch $work/bisect-built" repro_host_shm.read \
+    >"$work/bisect.out" 2>&1
+  rc=$?
+  [ $rc = 128 ] && [ "$(wc -l <"$work/bisect.out")" = 1 ] &&
+    grep -q "^scripts/bisect: will not write as root in $theirs.*: .*owned by uid $(id -u nobody), not root" "$work/bisect.out" ||
+    fail "bisect as root with $where: exit $rc: $(cat "$work/bisect.out")"
+  [ ! -e "$work/bisect-built" ] || fail "bisect with $where built the commit before it refused its folder"
+  [ -z "$(find "$theirs" -user 0)" ] || fail "bisect wrote into nobody's folder: $(find "$theirs" -user 0)"
+  [ "$(cat "$work/victim-file")" = precious ] || fail "bisect with $where wrote through nobody's link"
+done
+echo "ok: a bisect step as root in nobody's folder: 128 before the build, nothing written, nobody's link not followed"
 echo "root_writes: all checks passed"

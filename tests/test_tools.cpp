@@ -317,6 +317,36 @@ TEST(Bisect, JudgesEachRunByTheChosenMeaningOfGood) {
   EXPECT_EQ(judged(run_of("repro_y", "read", Verdict::Pass, ""), GoodIs::Pass), Judgement::Good);
 }
 
+// A rank the dynamic loader ended (127 and no status record: a function of the runtime under test missing at its
+// first call) never ran the case: the harness's FAIL for it is skipped, in either meaning of good, as the record says.
+// A rank that exited otherwise, or 127 after its record, leaves the verdict to judge.
+TEST(Bisect, ARankTheLoaderEndedIsSkippedNotBlamed) {
+  using vmr_tools::GoodIs;
+  using vmr_tools::Judgement;
+  const std::vector<vmr_tools::Run> runs = vmr_tools::parse_record(
+      "repro_x.json",
+      R"({"binary":"repro_x","cases":[{"case":"read","verdict":"FAIL","detail":"rank 0 (pid 7) left mid-protocol: )"
+      R"(exited with code 127 without a status record","ranks":[{"exit_code":127,"signal":null,"verdict":null},)"
+      R"({"exit_code":null,"signal":"SIGKILL","verdict":null}]}]})");
+  ASSERT_EQ(runs.size(), 1u);
+  ASSERT_EQ(runs[0].rank_ends.size(), 2u);
+  EXPECT_EQ(runs[0].rank_ends[0].exit_code.value_or(-1), 127);
+  EXPECT_FALSE(runs[0].rank_ends[0].reported);
+  EXPECT_FALSE(runs[0].rank_ends[1].exit_code.has_value());
+  for (GoodIs g : {GoodIs::Expected, GoodIs::Pass}) {
+    const vmr_tools::CaseJudgement j = judge_run(table(), runs[0], g);
+    EXPECT_EQ(j.judgement, Judgement::Skip);
+    EXPECT_EQ(j.why.rfind("a rank could not start this runtime (exit 127, the loader's): FAIL: rank 0", 0), 0u)
+        << j.why;
+  }
+  vmr_tools::Run failed = runs[0];
+  failed.rank_ends[0].exit_code = 1;  // a rank that exited 1 without its record: the harness's FAIL stands
+  EXPECT_EQ(judge_run(table(), failed, GoodIs::Pass).judgement, Judgement::Bad);
+  vmr_tools::Run reported = runs[0];
+  reported.rank_ends[0].reported = true;  // 127 after its record: its verdict is the record's
+  EXPECT_EQ(judge_run(table(), reported, GoodIs::Pass).judgement, Judgement::Bad);
+}
+
 TEST(Bisect, ACommitIsBadIfAnyCaseIsEvenBesideOneThatCouldNotRun) {
   using vmr_tools::CaseJudgement;
   using vmr_tools::Judgement;

@@ -6,6 +6,11 @@ namespace vmr_tools {
 
 using namespace vmr;
 
+namespace {
+// The exit code of a process the dynamic loader ends: a library it needs, or a symbol of one, is missing.
+constexpr int kLoaderExitCode = 127;
+}  // namespace
+
 CaseJudgement judge_run(const std::vector<ExpectedRow>& table, const Run& run, GoodIs good) {
   const std::string name = run.binary + "." + run.case_name;
   const std::string seen = std::string(verdict_name(run.verdict)) + (run.detail.empty() ? "" : ": " + run.detail);
@@ -13,6 +18,11 @@ CaseJudgement judge_run(const std::vector<ExpectedRow>& table, const Run& run, G
   if (run.verdict == Verdict::Skip) return {name, Judgement::Skip, one_line("cannot run here: " + seen)};
   if (is_suite_verdict(run.verdict))
     return {name, Judgement::Skip, one_line("the suite broke, not the runtime: " + seen)};
+  // A rank the dynamic loader ended (its 127: a library function of the runtime under test missing, looked up only
+  // when the case first called it) never ran the case: this runtime could not start here, as when --list fails.
+  for (const auto& end : run.rank_ends)
+    if (!end.reported && end.exit_code == kLoaderExitCode)
+      return {name, Judgement::Skip, one_line("a rank could not start this runtime (exit 127, the loader's): " + seen)};
   if (good == GoodIs::Pass)
     return {name, run.verdict == Verdict::Pass ? Judgement::Good : Judgement::Bad, one_line(seen)};
   const Comparison c = compare_run(table, run);

@@ -20,8 +20,9 @@ struct CaseJudgement {
   std::string why;  // one line
 };
 
-// A SKIP (the runtime cannot run the case here), a HARNESS or usage verdict (the suite broke, not the runtime) and
-// an unreadable record are Skip, whatever `good` is: no commit is blamed for them. With GoodIs::Expected a run no
+// A SKIP (the runtime cannot run the case here), a HARNESS or usage verdict (the suite broke, not the runtime), a
+// rank the dynamic loader ended (exit 127: the runtime under test could not start) and an unreadable record are
+// Skip, whatever `good` is: no commit is blamed for them. With GoodIs::Expected a run no
 // row covers is Skip too (nothing says what it should do); a verdict or reason the row does not allow is Bad.
 CaseJudgement judge_run(const std::vector<vmr::ExpectedRow>& table, const Run& run, GoodIs good);
 // The commit: Bad if any case is bad (a bad case is evidence even beside one that could not run), else Skip if any

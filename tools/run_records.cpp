@@ -48,6 +48,12 @@ Run case_run(const Run& launch, const JsonValue& c) {
         for (const auto& line : t->arr) tail.push_back(line.str);
       one.rank_info.push_back(std::move(info));
       one.stderr_tails.push_back(std::move(tail));
+      Run::RankEnd end;
+      if (const JsonValue* code = rank.get("exit_code"); code && code->type == JsonValue::Number)
+        end.exit_code = int(code->num);
+      const JsonValue* verdict = rank.get("verdict");
+      end.reported = verdict && verdict->type == JsonValue::String;
+      one.rank_ends.push_back(end);
     }
   // Conditions read the exporter's facts: rank 0 by the suite's convention.
   if (!one.rank_info.empty()) one.facts.insert(one.rank_info[0].begin(), one.rank_info[0].end());

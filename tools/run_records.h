@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,7 +42,14 @@ struct Run {
   Facts facts;                       // environment, then rank 0's info
   std::vector<std::map<std::string, std::string>> rank_info;
   std::vector<std::vector<std::string>> stderr_tails;  // per rank
-  std::string error;                                   // the record could not be read
+  // Per rank, as the record says how it ended: its exit code where it exited (none where a signal ended it or it was
+  // not reaped), and whether it left its status record.
+  struct RankEnd {
+    std::optional<int> exit_code;
+    bool reported = false;
+  };
+  std::vector<RankEnd> rank_ends;
+  std::string error;  // the record could not be read
   // The file was refused before it was read (not a regular file, a symlink out of its folder, too large; or the
   // folder could not be listed): a problem of the input, never a verdict on the node that left it.
   bool refused = false;

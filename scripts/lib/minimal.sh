@@ -16,7 +16,8 @@ vmr_minimal_files() {
 vmr_minimal_code_lines() { grep -cv -e '^[[:space:]]*$' -e '^[[:space:]]*//' "$1"; }
 
 # The minimal file of BINARY.CASE and the define that makes it that case ("-" for the file as it is), tab-separated;
-# nothing (and status 1) when no file names the case.
+# nothing (and status 1) when no file names the case. BINARY.CASE is compared as text, never made into a program:
+# bug-report passes it from a record, and in a sed script a name such as "x|cmd|e" ran cmd (GNU sed's e flag).
 vmr_minimal_of() {
   local want=$1 f variant
   while read -r f; do
@@ -24,7 +25,10 @@ vmr_minimal_of() {
       printf '%s\t-\n' "$f"
       return 0
     fi
-    variant=$(sed -n "s|^// variant \([A-Z_]*\): $want\$|\1|p" "$f" | head -n 1)
+    variant=$(want=$want awk 'index($0, "// variant ") == 1 {
+        rest = substr($0, 12); at = index(rest, ": ")
+        if (at && substr(rest, at + 2) == ENVIRON["want"] && substr(rest, 1, at - 1) ~ /^[A-Z_]*$/) { print substr(rest, 1, at - 1); exit }
+      }' "$f")
     if [ -n "$variant" ]; then
       printf '%s\t%s\n' "$f" "$variant"
       return 0
