@@ -74,8 +74,9 @@ vmr_in_root() {
 
 # Builds this working tree (tracked and untracked files git does not ignore) inside the root of SUITE (making the
 # root first where it is not there), from the niceness NICE (default 0): scripts/test builds at 19 while the host's
-# tests run, so the build takes only the CPU they leave idle (their deadlines keep theirs), and back at 0 after them. Its time is written to
-# the root's /build.took for vmr_rocm_root_tests. Returns 1 where the build failed, 2 where the root could not be made.
+# tests run, so the build takes only the CPU they leave idle (their deadlines keep theirs), and back at 0 after them.
+# Its time is written to the root's /build.took for vmr_rocm_root_tests. Returns 1 where the build failed, 2 where
+# the root could not be made.
 vmr_rocm_root_build() {
   local suite=$1 nice=${2:-0} root t0 t1
   root=$(vmr_rocm_root "$suite") || return 2
