@@ -10,6 +10,9 @@ rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 fail() { echo "FAIL: $*" >&2; exit 1; }
 ok() { echo "ok: $*"; }
 last_line() { tail -n 1 "$1"; }
+# Polls CMD... every 0.1 s for up to SECONDS: a loaded CI machine (two cores, builds beside the tests) may take many
+# seconds to start what an idle one starts at once, so a probe waits for a state, never for a fixed time.
+wait_until() { local tries=$(($1 * 10)); shift; until "$@"; do ((--tries > 0)) || return 1; sleep 0.1; done; }
 
 # 1. --json: checked before the run; planted links beside it are not followed; concurrent writers never mix; a write
 # error is HARNESS. (A symlink, device or FIFO named by --json itself is written through: json_write_through.sh.)
@@ -47,7 +50,9 @@ for sig in INT TERM HUP; do
   marker=vmr-hard-$sig-$$
   VMR_HARD_MARKER=$marker "$bin" --case hang --timeout 60 --json "sig$sig.json" >out 2>&1 &
   pid=$!
-  sleep 1
+  # The ranks are forked after the launcher's handlers are set: with one of them up the signal is the launcher's.
+  wait_until 60 eval '[ "$(grep -ls "VMR_HARD_MARKER=$marker" /proc/[0-9]*/environ 2>/dev/null | wc -l)" -ge 2 ]' ||
+    { kill -KILL $pid; fail "SIG$sig: no rank of the hang run appeared in 60 s"; }
   kill -$sig $pid
   wait $pid; rc=$?
   sleep 0.5
@@ -160,7 +165,10 @@ BUILD_DIR=$build RESULTS_ROOT=$work/res "$repo/scripts/triage" >out 2>&1; rc=$?
 # As Ctrl-C does: the signal goes to the triage's whole process group (its own session here).
 BUILD_DIR=$build RESULTS_ROOT=$work/res setsid "$repo/scripts/triage" --include-crash -- --timeout 20 >out 2>&1 &
 tpid=$!
-sleep 2
+# Stopped once it has planned (its folder is named by its pid; rounds.txt comes after the marker), not after a fixed
+# time: on a loaded machine counting the GPUs before the folder is made can take longer than any fixed sleep.
+wait_until 120 eval 'compgen -G "res/*-$tpid/rounds.txt" >/dev/null' ||
+  { kill -KILL -- -$tpid; fail "the triage planned nothing in 120 s: $(cat out)"; }
 kill -TERM -- -$tpid  # (SIGINT is ignored in background jobs of a script; a terminal's Ctrl-C reaches triage)
 wait $tpid; rc=$?
 incomplete=$(ls -d res/*/INCOMPLETE 2>/dev/null | wc -l)
@@ -168,7 +176,8 @@ incomplete=$(ls -d res/*/INCOMPLETE 2>/dev/null | wc -l)
 # A triage killed outright (SIGKILL: no trap runs) is marked INCOMPLETE too: the marker is written first.
 BUILD_DIR=$build RESULTS_ROOT=$work/res2 setsid "$repo/scripts/triage" --include-crash -- --timeout 20 >out 2>&1 &
 tpid=$!
-sleep 2
+wait_until 120 eval 'compgen -G "res2/*-$tpid/rounds.txt" >/dev/null' ||
+  { kill -KILL -- -$tpid; fail "the triage planned nothing in 120 s: $(cat out)"; }
 kill -KILL -- -$tpid
 wait $tpid 2>/dev/null
 [ "$(ls -d res2/*/INCOMPLETE 2>/dev/null | wc -l)" = 1 ] || fail "a SIGKILLed triage left no INCOMPLETE marker"

@@ -239,12 +239,23 @@ most_at_once() { sort -n "$1" | awk '{ now += $2; if (now > most) most = now } E
 
 # --serial and --jobs: the same plan, fewer at once; by default a whole round at once (the diagonal's 4 same-GPU
 # pairs of 4 GPUs, then 2 pairs a round).
-VMR_STANDIN_TIMES=$work/serial.times VMR_FAKE_GPUS=4 RESULTS_DIR=$work/serial standin --serial >"$work/serial.out" 2>&1 ||
+VMR_STANDIN_TIMES=$work/serial.times VMR_FAKE_GPUS=4 RESULTS_DIR=$work/serial CUDA_DEVICE_MAX_CONNECTIONS=4 \
+  standin --serial >"$work/serial.out" 2>&1 ||
   fail "--serial: exit $?"
 grep -q 'one run at a time (--serial): bandwidth measured alone' "$work/serial.out" || fail "--serial is not said"
 [ "$(most_at_once "$work/serial.times")" = 1 ] || fail "--serial ran $(most_at_once "$work/serial.times") runs at once"
-VMR_STANDIN_TIMES=$work/round.times VMR_FAKE_GPUS=4 RESULTS_DIR=$work/round standin >"$work/round.out" 2>&1 ||
-  fail "4 GPUs: exit $?"
+VMR_STANDIN_TIMES=$work/round.times VMR_FAKE_GPUS=4 RESULTS_DIR=$work/round env -u CUDA_DEVICE_MAX_CONNECTIONS \
+  BUILD_DIR="$work/standin" "$repo/scripts/triage" >"$work/round.out" 2>&1 || fail "4 GPUs: exit $?"
+# The runs' CUDA_DEVICE_MAX_CONNECTIONS, from their records' environment blocks: 1 where the caller left it unset
+# (contexts made side by side start faster), the caller's own value where set.
+connections() {
+  python3 -c 'import json, sys
+print(" ".join(sorted({json.load(open(f))["environment"]["variables"].get("CUDA_DEVICE_MAX_CONNECTIONS", "absent")
+                       for f in sys.argv[1:]})))' "$1"/repro_host_shm.*.json
+}
+[ "$(connections "$work/round")" = 1 ] && [ "$(connections "$work/serial")" = 4 ] ||
+  fail "CUDA_DEVICE_MAX_CONNECTIONS in the runs: '$(connections "$work/round")' unset by the caller (want 1)," \
+    "'$(connections "$work/serial")' set to 4 (want 4)"
 [ "$(most_at_once "$work/round.times")" = 4 ] ||
   fail "4 GPUs: at most $(most_at_once "$work/round.times") runs at once, want the diagonal round's 4"
 triage --jobs 0 >"$work/bad.out" 2>&1; [ $? = 2 ] || fail "--jobs 0 accepted"
