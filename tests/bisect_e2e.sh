@@ -121,3 +121,61 @@ for good in pass expected; do
     { cat "$work/missing.out"; fail "--good $good, a rank the loader ended: exit $rc, want 125 (skip) saying why"; }
 done
 echo "a rank the loader ended (a runtime function missing) skips the commit"
+
+# --lib: an AMD run counts only where its ranks loaded the runtime from the folders named. A stand-in repro_host_shm
+# runs the real one, then makes its record an AMD one (backend hip) whose ranks name the HIP library the loader would
+# have found: the first LD_LIBRARY_PATH folder holding libamdhip64.so.7, else /opt/rocm's. A --lib folder without
+# the library (a CLR build that made none) leaves the system's runtime to run: skipped (125), never judged good.
+mkdir -p "$work/amd/bin" "$work/clr/lib" "$work/nolib"
+for f in "$build/bin"/*; do ln -s "$f" "$work/amd/bin/"; done
+rm "$work/amd/bin/repro_host_shm"
+: >"$work/clr/lib/libamdhip64.so.7"
+cat >"$work/amd/bin/repro_host_shm" <<AMD
+#!/usr/bin/env bash
+json=
+prev=; for a in "\$@"; do [ "\$prev" != --json ] || json=\$a; prev=\$a; done
+[ "\${1-}" != --list ] || exec "$build/bin/repro_host_shm" "\$@"
+"$build/bin/repro_host_shm" "\$@"; rc=\$?
+python3 - "\$json" <<'PY' || exit 99
+import json, os, sys
+lib = "/opt/rocm/lib/libamdhip64.so.7"
+for d in filter(None, os.environ.get("LD_LIBRARY_PATH", "").split(":")):
+    if os.path.exists(os.path.join(d, "libamdhip64.so.7")):
+        lib = os.path.realpath(os.path.join(d, "libamdhip64.so.7"))
+        break
+record = json.load(open(sys.argv[1]))
+record["backend"] = "hip"
+for c in record["cases"]:
+    for r in c["ranks"]:
+        r["info"]["hip_runtime_library"] = lib
+json.dump(record, open(sys.argv[1], "w"))
+PY
+exit \$rc
+AMD
+chmod +x "$work/amd/bin/repro_host_shm"
+ln -s clr/lib "$work/clr-link"  # (a folder named through a link: the ranks name real paths)
+BUILD_DIR=$work/amd RESULTS_DIR=$work/amd-ours "$repo/scripts/bisect" --good pass --lib "$work/clr-link" \
+  repro_host_shm.read >"$work/amd-ours.out" 2>&1
+rc=$?
+[ $rc = 0 ] || { cat "$work/amd-ours.out"; fail "--lib with the HIP library the ranks loaded: exit $rc, want 0 (good)"; }
+BUILD_DIR=$work/amd RESULTS_DIR=$work/amd-other "$repo/scripts/bisect" --good pass --lib "$work/nolib" \
+  repro_host_shm.read >"$work/amd-other.out" 2>&1
+rc=$?
+[ $rc = 125 ] && grep -qF "skip repro_host_shm.read: rank 0 loaded /opt/rocm/lib/libamdhip64.so.7, none under the runtime folders ($(realpath "$work/nolib")): another runtime ran" "$work/amd-other.out" ||
+  { cat "$work/amd-other.out"; fail "--lib without the library, the system's HIP loaded: exit $rc, want 125 naming it"; }
+# A --lib folder the commit's build makes is taken; one it does not make skips that commit.
+BUILD_DIR=$work/amd RESULTS_DIR=$work/amd-made "$repo/scripts/bisect" --good pass --lib "$work/made/lib" \
+  --build "mkdir -p '$work/made/lib' && : >'$work/made/lib/libamdhip64.so.7'" repro_host_shm.read >"$work/amd-made.out" 2>&1
+rc=$?
+[ $rc = 0 ] || { cat "$work/amd-made.out"; fail "--lib made by --build: exit $rc, want 0"; }
+BUILD_DIR=$work/amd RESULTS_DIR=$work/amd-unmade "$repo/scripts/bisect" --good pass --lib "$work/never/lib" --build true \
+  repro_host_shm.read >"$work/amd-unmade.out" 2>&1
+rc=$?
+[ $rc = 125 ] && tail -n 1 "$work/amd-unmade.out" | grep -qF "bisect: skip (--lib $work/never/lib is not a folder after the build" ||
+  { cat "$work/amd-unmade.out"; fail "--lib the build did not make: exit $rc, want 125"; }
+BUILD_DIR=$work/amd RESULTS_DIR=$work/amd-typo "$repo/scripts/bisect" --good pass --lib "$work/never/lib" \
+  repro_host_shm.read >"$work/amd-typo.out" 2>&1
+rc=$?
+[ $rc = 128 ] && grep -qF -- "--lib $work/never/lib is not a folder (and no --build would make it)" "$work/amd-typo.out" ||
+  { cat "$work/amd-typo.out"; fail "--lib missing, no --build: exit $rc, want 128"; }
+echo "--lib: an AMD run of another runtime is skipped; a folder --build makes is taken, one never made skips or stops"

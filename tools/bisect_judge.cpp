@@ -9,12 +9,48 @@ using namespace vmr;
 namespace {
 // The exit code of a process the dynamic loader ends: a library it needs, or a symbol of one, is missing.
 constexpr int kLoaderExitCode = 127;
+
+bool inside(const std::string& path, const std::vector<std::string>& dirs) {
+  for (const auto& d : dirs)
+    if (path.size() > d.size() && path.compare(0, d.size(), d) == 0 && (d.back() == '/' || path[d.size()] == '/'))
+      return true;
+  return false;
+}
+
+// Why an AMD run cannot be taken for the runtime under test (judge_run's runtime_dirs); "" when it can.
+std::string other_runtime(const Run& run, const std::vector<std::string>& dirs) {
+  if (dirs.empty() || (run.backend != "hip" && run.backend != "hsa")) return "";
+  std::string under;
+  for (const auto& d : dirs) under += (under.empty() ? "" : ", ") + d;
+  bool named = false;
+  for (size_t rank = 0; rank < run.rank_info.size(); ++rank) {
+    std::vector<std::string> loaded;
+    for (const char* key : {"hip_runtime_library", "hsa_runtime_library"}) {
+      const auto it = run.rank_info[rank].find(key);
+      if (it != run.rank_info[rank].end() && !it->second.empty() && it->second[0] == '/') loaded.push_back(it->second);
+    }
+    if (loaded.empty()) continue;  // (a rank that named none, e.g. one that ended before its describe step)
+    named = true;
+    bool ours = false;
+    for (const auto& l : loaded) ours = ours || inside(l, dirs);
+    if (!ours) {
+      std::string libs;
+      for (const auto& l : loaded) libs += (libs.empty() ? "" : " and ") + l;
+      return "rank " + std::to_string(rank) + " loaded " + libs + ", none under the runtime folders (" + under +
+             "): another runtime ran";
+    }
+  }
+  return named ? "" : "no rank named the HIP or ROCr library it loaded: not known to have run the runtime in " + under;
+}
 }  // namespace
 
-CaseJudgement judge_run(const std::vector<ExpectedRow>& table, const Run& run, GoodIs good) {
+CaseJudgement judge_run(const std::vector<ExpectedRow>& table, const Run& run, GoodIs good,
+                        const std::vector<std::string>& runtime_dirs) {
   const std::string name = run.binary + "." + run.case_name;
   const std::string seen = std::string(verdict_name(run.verdict)) + (run.detail.empty() ? "" : ": " + run.detail);
   if (!run.error.empty()) return {name, Judgement::Skip, one_line(run.error)};
+  if (const std::string why = other_runtime(run, runtime_dirs); !why.empty())
+    return {name, Judgement::Skip, one_line(why + ": " + seen)};
   if (run.verdict == Verdict::Skip) return {name, Judgement::Skip, one_line("cannot run here: " + seen)};
   if (is_suite_verdict(run.verdict))
     return {name, Judgement::Skip, one_line("the suite broke, not the runtime: " + seen)};

@@ -13,9 +13,13 @@
 // command line or an unreadable or malformed table, 77 with --gpu-run-required where nothing differs but no GPU
 // case ran, 99 an input that could not be read or an output that could not be written (nothing is claimed written
 // that was not).
+#include <limits.h>
 #include <sys/utsname.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <string>
 #include <vector>
@@ -47,7 +51,8 @@ const char kSynopsis[] =
     "       check_expected --cases LIST.json [--with-opt-in]\n"
     "       check_expected --report-md FILE --summary SUMMARY.json --launches N --took SECONDS --modelled SECONDS\n"
     "                      --concurrency TEXT [--note TEXT]...\n"
-    "       check_expected --bisect expected|pass --results DIR [--table FILE] --case BINARY.CASE...\n"
+    "       check_expected --bisect expected|pass --results DIR [--table FILE] [--runtime-dir DIR]...\n"
+    "                      --case BINARY.CASE...\n"
     "       check_expected --health-line [--summary SUMMARY.json] [--exit N] [--took S] [--overran B] "
     "[--require-gpu]\n"
     "       check_expected --counts SUMMARY.json\n"
@@ -73,7 +78,8 @@ const char kModeHelp[] =
     "               --concurrency, one --note per backend) and the verdicts of SUMMARY.json (--summary-json's)\n"
     "  --bisect     a git bisect step's judgement of each --case's record in DIR: good (as expected on this node\n"
     "               per --table, or PASS), bad, or skip (SKIP, HARNESS, usage, a rank the loader ended with\n"
-    "               127, no record); one line each, then\n"
+    "               127, no record; with --runtime-dir, an AMD run whose ranks loaded HIP and ROCr from none of\n"
+    "               those folders); one line each, then\n"
     "               `bisect: good|bad|skip ...`; exit 0 good, 1 bad, 125 skip (git bisect's codes)\n"
     "  --health-line scripts/health-check's one line (a drain reason) from SUMMARY.json and the triage's --exit;\n"
     "               exit 0 healthy, 1 unhealthy (or --overran: stopped at B s), 77 no GPU case ran, 99 no summary\n"
@@ -344,13 +350,22 @@ int report_mode(const std::vector<std::string>& args) {
 // git bisect's codes (0, 1, 125); a bad command line or table is 2 as in every mode (the script stops the bisect).
 int bisect_mode(const std::vector<std::string>& args) {
   std::string good, results, table_path;
-  std::vector<std::string> cases;
+  std::vector<std::string> cases, runtime_dirs;
   Flags f;
   f.values = {{"--bisect", &good}, {"--results", &results}, {"--table", &table_path}};
-  f.lists = {{"--case", &cases}};
+  f.lists = {{"--case", &cases}, {"--runtime-dir", &runtime_dirs}};
   if (!parse_flags(args, f) || (good != "expected" && good != "pass") || results.empty() || cases.empty() ||
       (good == "expected" && table_path.empty()))
     return usage();
+  // As the ranks name the libraries they loaded: real paths (a folder reached through a link is the same folder).
+  for (auto& d : runtime_dirs) {
+    char real[PATH_MAX];
+    if (!realpath(d.c_str(), real)) {
+      std::fprintf(stderr, "check_expected: --runtime-dir %s: %s\n", one_line(d).c_str(), std::strerror(errno));
+      return 2;
+    }
+    d = real;
+  }
   std::vector<ExpectedRow> table;
   if (good == "expected") {
     if (Status st = load_expected_table(table_path, &table); !st.ok()) return table_error(st);
@@ -361,7 +376,7 @@ int bisect_mode(const std::vector<std::string>& args) {
     CaseJudgement j{name, Judgement::Skip, "no record of it in " + results};
     for (const auto& r : runs)
       if (r.error.empty() && r.binary + "." + r.case_name == name)
-        j = judge_run(table, r, good == "expected" ? GoodIs::Expected : GoodIs::Pass);
+        j = judge_run(table, r, good == "expected" ? GoodIs::Expected : GoodIs::Pass, runtime_dirs);
       else if (!r.error.empty() && r.file == name.substr(0, name.find('.')) + ".json")
         j.why = one_line(r.error);  // the binary's record (scripts/bisect writes <binary>.json) is unreadable
     judged.push_back(j);

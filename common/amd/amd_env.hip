@@ -55,14 +55,15 @@ std::string kfd_property(uint32_t location_id, uint32_t domain, const std::strin
   return "no KFD node at this PCI location";
 }
 
-// The real path of the HIP runtime this process loaded: the object that defines the hipRuntimeGetVersion it calls
-// (dladdr). Where it cannot be told, the reason, in parentheses, which names no library (amd_rules version_files
-// then looks only at $ROCM_PATH and /opt/rocm).
-std::string hip_runtime_library() {
+// The real path of the loaded object that defines `symbol` for this process (dladdr): hipRuntimeGetVersion names the
+// HIP runtime it calls, hsa_init ROCr (linked by vmr_amd, so in the global scope). Where it cannot be told, the
+// reason, in parentheses, which names no library (amd_rules version_files then looks only at $ROCM_PATH and
+// /opt/rocm; scripts/bisect's check of --lib and --rocm counts it as no library named).
+std::string library_defining(const char* symbol) {
   Dl_info where{};
-  void* fn = dlsym(RTLD_DEFAULT, "hipRuntimeGetVersion");
+  void* fn = dlsym(RTLD_DEFAULT, symbol);
   if (!fn || !dladdr(fn, &where) || !where.dli_fname || !*where.dli_fname)
-    return "(dladdr cannot tell which object defines hipRuntimeGetVersion)";
+    return std::string("(dladdr cannot tell which object defines ") + symbol + ")";
   char real[PATH_MAX];
   return realpath(where.dli_fname, real) ? real : where.dli_fname;
 }
@@ -228,6 +229,12 @@ Status count_devices(int* count) {
 Status describe_rank(RankContext& ctx, Env* out) {
   // First, before HIP: where HIP then sees no device, a /dev/kfd that is missing or not ours to open is the why.
   ctx.info("kfd_ioctl_version", kfd_ioctl_version());
+  // Which runtimes the loader chose, before either starts, so a rank that ends in its first HIP call names them too
+  // (scripts/bisect skips a run that loaded neither from its --lib or --rocm folders: tools/bisect_judge.cpp reads
+  // these two keys).
+  const std::string library = library_defining("hipRuntimeGetVersion");
+  ctx.info("hip_runtime_library", library);
+  ctx.info("hsa_runtime_library", library_defining("hsa_init"));
   int count = 0;
   VMR_TRY(count_devices(&count));
   VMR_TRY(ctx.require_devices(count, "HIP"));
@@ -240,8 +247,6 @@ Status describe_rank(RankContext& ctx, Env* out) {
   ctx.info("hip_driver_version", std::to_string(driver));
   ctx.info("hip_headers", std::to_string(HIP_VERSION_MAJOR) + "." + std::to_string(HIP_VERSION_MINOR) + "." +
                               std::to_string(HIP_VERSION_PATCH));
-  const std::string library = hip_runtime_library();
-  ctx.info("hip_runtime_library", library);
   const ReleaseFacts release =
       rocm_release(version_files(library, std::getenv("ROCM_PATH")), out->hip_version, first_line_of);
   ctx.info("rocm_install", release.file.empty() ? "unavailable (no .info/version taken)" : release.line);

@@ -83,7 +83,7 @@ const char* os_handle_name(OsHandle c);  // "fd by value" / "pointer to the fd"
 
 // hipMemCreate with a POSIX-fd handle type, export and import: ROCm 6.2 and later; 6.0/6.1 answer
 // hipErrorNotSupported (clr rocm-6.1.0 hipamd/src/hip_vm.cpp:90-91, :142, :202).
-constexpr int kFirstHipWithVmemFdExport = 60200000;
+inline constexpr int kFirstHipWithVmemFdExport = 60200000;
 
 // hipMemSetAccess with a Host location on device memory. Up to 6.4 CLR reads only a descriptor's id (hipamd-6.4.3
 // hipamd/src/hip_vm.cpp:328-338): a Host descriptor with id 0 grants GPU 0 and answers hipSuccess, no CPU mapping is
@@ -91,7 +91,7 @@ constexpr int kFirstHipWithVmemFdExport = 60200000;
 // them on device memory, PR #1620 (2025-10-30) allowed them; Debian's 7.2.4 build accepts them. 7.0 and 7.1 are
 // unsettled, so a case asks only from HIP 7.2: earlier runtimes SKIP naming why. Nor without a large BAR: the host
 // then sees only part of the device's memory, and its read of the rest would fault (SIGBUS) instead of answering.
-constexpr int kFirstHipWithHostAccessToDeviceMemory = 70200000;
+inline constexpr int kFirstHipWithHostAccessToDeviceMemory = 70200000;
 vmr::Status host_access_support(int hip_version, bool large_bar);
 // hipMemCreate with a Host location (system memory as VMem) is asked, never gated on a version: whether a build can
 // ask at all is its headers' (the 5.2.3 and 6.4.3 headers name no hipMemLocationTypeHost; 7.2.4's driver_types.h:456

@@ -32,7 +32,7 @@ namespace vmr_hip {
 using vmr::Status;
 
 // hipMemCreate accepts it from HIP 7.0.2 (CHANGELOG "HIP 7.0.2"; clr PRs #747, #847); older headers do not name it.
-constexpr auto kAllocTypeUncached = static_cast<hipMemAllocationType>(0x40000000);
+inline constexpr auto kAllocTypeUncached = static_cast<hipMemAllocationType>(0x40000000);
 
 // hipDeviceAttributeVirtualMemoryManagementSupported is 89 in every HIP header from 5.3 to 7.2: the enum's values are
 // positional after CudaCompatibleBegin = 0. HIP 5.2's header lacks it, so a binary built there asks by the number;
@@ -72,7 +72,7 @@ template <class E>
 constexpr bool header_names_location_host(long) {
   return false;
 }
-constexpr bool kHeaderNamesLocationHost = header_names_location_host<hipMemLocationType>(0);
+inline constexpr bool kHeaderNamesLocationHost = header_names_location_host<hipMemLocationType>(0);
 
 // What describe_vmem settles once per rank and every later VMem call of the rank needs. One per rank, in the
 // binary's state (harness.h), never copied: every owner a call fills points back at it.
