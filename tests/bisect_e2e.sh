@@ -123,10 +123,12 @@ done
 echo "a rank the loader ended (a runtime function missing) skips the commit"
 
 # --lib: an AMD run counts only where its ranks loaded the runtime from the folders named. A stand-in repro_host_shm
-# runs the real one, then makes its record an AMD one (backend hip) whose ranks name the HIP library the loader would
-# have found: the first LD_LIBRARY_PATH folder holding libamdhip64.so.7, else /opt/rocm's. A --lib folder without
-# the library (a CLR build that made none) leaves the system's runtime to run: skipped (125), never judged good.
-mkdir -p "$work/amd/bin" "$work/clr/lib" "$work/nolib"
+# runs the real one, then makes its record an AMD one (backend hip) whose ranks name the folder the loader would have
+# taken the HIP library from: the first LD_LIBRARY_PATH folder holding libamdhip64.so.7, else /opt/rocm's. A --lib
+# folder without the library (a CLR build that made none) leaves another runtime to run: skipped (125), never judged,
+# even where that runtime is the --rocm one.
+mkdir -p "$work/amd/bin" "$work/clr/lib" "$work/nolib" "$work/rocm/lib" "$work/rocm-bare/include"
+: >"$work/rocm/lib/libamdhip64.so.7"
 for f in "$build/bin"/*; do ln -s "$f" "$work/amd/bin/"; done
 rm "$work/amd/bin/repro_host_shm"
 : >"$work/clr/lib/libamdhip64.so.7"
@@ -138,16 +140,16 @@ prev=; for a in "\$@"; do [ "\$prev" != --json ] || json=\$a; prev=\$a; done
 "$build/bin/repro_host_shm" "\$@"; rc=\$?
 python3 - "\$json" <<'PY' || exit 99
 import json, os, sys
-lib = "/opt/rocm/lib/libamdhip64.so.7"
+folder = "/opt/rocm/lib"
 for d in filter(None, os.environ.get("LD_LIBRARY_PATH", "").split(":")):
     if os.path.exists(os.path.join(d, "libamdhip64.so.7")):
-        lib = os.path.realpath(os.path.join(d, "libamdhip64.so.7"))
+        folder = os.path.realpath(d)
         break
 record = json.load(open(sys.argv[1]))
 record["backend"] = "hip"
 for c in record["cases"]:
     for r in c["ranks"]:
-        r["info"]["hip_runtime_library"] = lib
+        r["info"]["hip_runtime_folder"] = folder
 json.dump(record, open(sys.argv[1], "w"))
 PY
 exit \$rc
@@ -161,8 +163,24 @@ rc=$?
 BUILD_DIR=$work/amd RESULTS_DIR=$work/amd-other "$repo/scripts/bisect" --good pass --lib "$work/nolib" \
   repro_host_shm.read >"$work/amd-other.out" 2>&1
 rc=$?
-[ $rc = 125 ] && grep -qF "skip repro_host_shm.read: rank 0 loaded /opt/rocm/lib/libamdhip64.so.7, none under the runtime folders ($(realpath "$work/nolib")): another runtime ran" "$work/amd-other.out" ||
+[ $rc = 125 ] && grep -qF "skip repro_host_shm.read: rank 0 loaded HIP from /opt/rocm/lib, none a runtime folder ($(realpath "$work/nolib")): another runtime ran" "$work/amd-other.out" ||
   { cat "$work/amd-other.out"; fail "--lib without the library, the system's HIP loaded: exit $rc, want 125 naming it"; }
+BUILD_DIR=$work/amd RESULTS_DIR=$work/amd-rocm "$repo/scripts/bisect" --good pass --rocm "$work/rocm" \
+  --lib "$work/nolib" repro_host_shm.read >"$work/amd-rocm.out" 2>&1
+rc=$?
+[ $rc = 125 ] && grep -qF "rank 0 loaded HIP from $(realpath "$work/rocm/lib"), none a runtime folder" "$work/amd-rocm.out" ||
+  { cat "$work/amd-rocm.out"; fail "--rocm and a --lib without the library: exit $rc, want 125 (the --rocm HIP ran)"; }
+BUILD_DIR=$work/amd RESULTS_DIR=$work/amd-rocm-only "$repo/scripts/bisect" --good pass --rocm "$work/rocm" \
+  repro_host_shm.read >"$work/amd-rocm-only.out" 2>&1
+rc=$?
+[ $rc = 0 ] || { cat "$work/amd-rocm-only.out"; fail "--rocm alone, its HIP loaded: exit $rc, want 0"; }
+bad_option() {  # WANT OPTION VALUE: the step stops (128) before anything runs, saying WANT
+  BUILD_DIR=$work/amd RESULTS_DIR=$work/amd-bad "$repo/scripts/bisect" "$2" "$3" repro_host_shm.read >"$work/amd-bad.out" 2>&1
+  local rc=$?
+  [ $rc = 128 ] && grep -qF -- "$1" "$work/amd-bad.out" || { cat "$work/amd-bad.out"; fail "$2 $3: exit $rc, want 128"; }
+}
+bad_option "has no lib or lib64 folder: not an installed ROCm" --rocm "$work/rocm-bare"
+bad_option "a ':' would split LD_LIBRARY_PATH there" --lib "$work/clr/lib:$work/nolib"
 # A --lib folder the commit's build makes is taken; one it does not make skips that commit.
 BUILD_DIR=$work/amd RESULTS_DIR=$work/amd-made "$repo/scripts/bisect" --good pass --lib "$work/made/lib" \
   --build "mkdir -p '$work/made/lib' && : >'$work/made/lib/libamdhip64.so.7'" repro_host_shm.read >"$work/amd-made.out" 2>&1
@@ -178,4 +196,21 @@ BUILD_DIR=$work/amd RESULTS_DIR=$work/amd-typo "$repo/scripts/bisect" --good pas
 rc=$?
 [ $rc = 128 ] && grep -qF -- "--lib $work/never/lib is not a folder (and no --build would make it)" "$work/amd-typo.out" ||
   { cat "$work/amd-typo.out"; fail "--lib missing, no --build: exit $rc, want 128"; }
-echo "--lib: an AMD run of another runtime is skipped; a folder --build makes is taken, one never made skips or stops"
+# A suite binary with an RPATH (searched before LD_LIBRARY_PATH: --lib could never take effect) stops the bisect with
+# --lib; without it the step runs as ever. The stand-in: an ELF linked with an RPATH that execs the real binary.
+mkdir -p "$work/rpath/bin"
+for f in "$build/bin"/*; do ln -s "$f" "$work/rpath/bin/"; done
+rm "$work/rpath/bin/repro_host_shm"
+printf '#include <unistd.h>\nint main(int, char** argv) { execv(REAL, argv); return 127; }\n' >"$work/rpath.cpp"
+"${CXX:-c++}" -DREAL="\"$build/bin/repro_host_shm\"" -Wl,--disable-new-dtags,-rpath,/opt/vmr-nowhere/lib \
+  -o "$work/rpath/bin/repro_host_shm" "$work/rpath.cpp" || fail "cannot build the RPATH stand-in"
+BUILD_DIR=$work/rpath RESULTS_DIR=$work/rpath-lib "$repo/scripts/bisect" --lib "$work/clr/lib" repro_host_shm.read \
+  >"$work/rpath-lib.out" 2>&1
+rc=$?
+[ $rc = 128 ] && grep -qF "repro_host_shm carries an RPATH (/opt/vmr-nowhere/lib), searched before LD_LIBRARY_PATH" "$work/rpath-lib.out" ||
+  { cat "$work/rpath-lib.out"; fail "a suite binary with an RPATH and --lib: exit $rc, want 128 naming it"; }
+BUILD_DIR=$work/rpath RESULTS_DIR=$work/rpath-none "$repo/scripts/bisect" repro_host_shm.read >"$work/rpath-none.out" 2>&1
+rc=$?
+[ $rc = 0 ] || { cat "$work/rpath-none.out"; fail "a suite binary with an RPATH, no --lib: exit $rc, want 0"; }
+echo "--lib: an AMD run of another runtime is skipped; a folder --build makes is taken, one never made skips or stops;"
+echo "  a suite binary with an RPATH stops a bisect with --lib"

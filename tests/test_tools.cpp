@@ -347,44 +347,45 @@ TEST(Bisect, ARankTheLoaderEndedIsSkippedNotBlamed) {
   EXPECT_EQ(judge_run(table(), reported, GoodIs::Pass).judgement, Judgement::Bad);
 }
 
-// --lib and --rocm (judge_run's runtime_dirs): an AMD run counts only where the ranks loaded HIP or ROCr from those
-// folders; one that loaded another runtime, or named none, is skipped, never judged as the commit's. Prefixes are
-// folders, not strings ("/b/lib" is not inside "/b/li").
+// --lib and --rocm (judge_run's runtime_dirs): an AMD run counts only where the ranks loaded HIP or ROCr from one of
+// those folders; one that loaded another runtime, or named none, is skipped, never judged as the commit's. Folders
+// are compared whole: the loader searches no subfolder ("/b/lib64" and "/b/lib/sub" are not "/b/lib").
 TEST(Bisect, AnAmdRunOfAnotherRuntimeIsSkippedNotJudged) {
   using vmr_tools::GoodIs;
   using vmr_tools::Judgement;
-  const std::vector<std::string> dirs = {"/clr/build/lib", "/rocm/lib"};
+  const std::vector<std::string> dirs = {"/clr/build/hipamd/lib", "/rocm/lib"};
   vmr_tools::Run run = run_of("repro_x", "read", Verdict::Pass, "exact");
   run.backend = "hip";
-  run.rank_info = {{{"hip_runtime_library", "/clr/build/lib/libamdhip64.so.7.1"},
-                    {"hsa_runtime_library", "/opt/rocm/lib/libhsa-runtime64.so.1.15"}},
-                   {{"hip_runtime_library", "/clr/build/lib/libamdhip64.so.7.1"}}};
+  run.rank_info = {{{"hip_runtime_folder", "/clr/build/hipamd/lib"}, {"hsa_runtime_folder", "/opt/rocm/lib"}},
+                   {{"hip_runtime_folder", "/clr/build/hipamd/lib"}}};
   EXPECT_EQ(judge_run(table(), run, GoodIs::Pass, dirs).judgement, Judgement::Good);  // HIP from --lib: a ROCr too
   EXPECT_EQ(judge_run(table(), run, GoodIs::Pass).judgement, Judgement::Good);        // no folders: no check
   vmr_tools::Run system = run;
-  system.rank_info[1]["hip_runtime_library"] = "/opt/rocm-7.0.0/lib/libamdhip64.so.7.0";
+  system.rank_info[1]["hip_runtime_folder"] = "/opt/rocm-7.0.0/lib";
   vmr_tools::CaseJudgement j = judge_run(table(), system, GoodIs::Pass, dirs);
   EXPECT_EQ(j.judgement, Judgement::Skip);
-  EXPECT_EQ(j.why.rfind("rank 1 loaded /opt/rocm-7.0.0/lib/libamdhip64.so.7.0, none under the runtime folders "
-                        "(/clr/build/lib, /rocm/lib): another runtime ran: PASS: exact",
+  EXPECT_EQ(j.why.rfind("rank 1 loaded HIP from /opt/rocm-7.0.0/lib, none a runtime folder (/clr/build/hipamd/lib, "
+                        "/rocm/lib): another runtime ran: PASS: exact",
                         0),
             0u)
       << j.why;
-  vmr_tools::Run near = run;
-  for (auto& info : near.rank_info) info = {{"hip_runtime_library", "/clr/build/lib64/libamdhip64.so.7"}};
-  EXPECT_EQ(judge_run(table(), near, GoodIs::Pass, {"/clr/build/lib"}).judgement, Judgement::Skip);
+  for (const char* near : {"/clr/build/hipamd/lib64", "/clr/build/hipamd/lib/sub", "/clr/build/hipamd"}) {
+    vmr_tools::Run other = run;
+    for (auto& info : other.rank_info) info = {{"hip_runtime_folder", near}};
+    EXPECT_EQ(judge_run(table(), other, GoodIs::Pass, dirs).judgement, Judgement::Skip) << near;
+  }
   vmr_tools::Run unnamed = run;
-  for (auto& info : unnamed.rank_info) info = {{"hip_runtime_library", "(dladdr cannot tell which object ...)"}};
+  for (auto& info : unnamed.rank_info) info = {{"hip_runtime_folder", "(dladdr cannot tell which object ...)"}};
   j = judge_run(table(), unnamed, GoodIs::Pass, dirs);
   EXPECT_EQ(j.judgement, Judgement::Skip);
-  EXPECT_EQ(j.why.rfind("no rank named the HIP or ROCr library it loaded", 0), 0u) << j.why;
+  EXPECT_EQ(j.why.rfind("no rank named the folder of the HIP or ROCr library it loaded", 0), 0u) << j.why;
   vmr_tools::Run hsa = unnamed;
   hsa.backend = "hsa";
-  hsa.rank_info[0]["hsa_runtime_library"] = "/rocm/lib/libhsa-runtime64.so.1";  // a ROCr bisect: ROCr from --lib
+  hsa.rank_info[0]["hsa_runtime_folder"] = "/rocm/lib";  // a ROCr bisect: ROCr from --lib, HIP from elsewhere
   hsa.verdict = Verdict::Fail;
   EXPECT_EQ(judge_run(table(), hsa, GoodIs::Pass, dirs).judgement, Judgement::Bad);
   vmr_tools::Run cuda = unnamed;
-  cuda.backend = "cuda";  // names no runtime library: not checked
+  cuda.backend = "cuda";  // names no runtime folder: not checked
   EXPECT_EQ(judge_run(table(), cuda, GoodIs::Pass, dirs).judgement, Judgement::Good);
 }
 

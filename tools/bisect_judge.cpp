@@ -1,5 +1,8 @@
 #include "bisect_judge.h"
 
+#include <algorithm>
+#include <utility>
+
 #include "compare.h"
 
 namespace vmr_tools {
@@ -10,37 +13,33 @@ namespace {
 // The exit code of a process the dynamic loader ends: a library it needs, or a symbol of one, is missing.
 constexpr int kLoaderExitCode = 127;
 
-bool inside(const std::string& path, const std::vector<std::string>& dirs) {
-  for (const auto& d : dirs)
-    if (path.size() > d.size() && path.compare(0, d.size(), d) == 0 && (d.back() == '/' || path[d.size()] == '/'))
-      return true;
-  return false;
-}
-
-// Why an AMD run cannot be taken for the runtime under test (judge_run's runtime_dirs); "" when it can.
+// Why an AMD run cannot be taken for the runtime under test (judge_run's runtime_dirs); "" when it can. The ranks
+// name the folder the loader took each runtime from (amd_env.hip: real paths, the file's own links not followed),
+// so a folder is compared whole: the loader searches no subfolder, and a library reached through a link into
+// another folder was still found in the one named.
 std::string other_runtime(const Run& run, const std::vector<std::string>& dirs) {
   if (dirs.empty() || (run.backend != "hip" && run.backend != "hsa")) return "";
   std::string under;
   for (const auto& d : dirs) under += (under.empty() ? "" : ", ") + d;
   bool named = false;
   for (size_t rank = 0; rank < run.rank_info.size(); ++rank) {
-    std::vector<std::string> loaded;
-    for (const char* key : {"hip_runtime_library", "hsa_runtime_library"}) {
+    std::string loaded;
+    bool ours = false;
+    for (const auto& [key, runtime] :
+         {std::pair{"hip_runtime_folder", "HIP"}, std::pair{"hsa_runtime_folder", "ROCr"}}) {
       const auto it = run.rank_info[rank].find(key);
-      if (it != run.rank_info[rank].end() && !it->second.empty() && it->second[0] == '/') loaded.push_back(it->second);
+      if (it == run.rank_info[rank].end() || it->second.empty() || it->second[0] != '/') continue;
+      loaded += (loaded.empty() ? "" : " and ") + std::string(runtime) + " from " + it->second;
+      ours = ours || std::find(dirs.begin(), dirs.end(), it->second) != dirs.end();
     }
     if (loaded.empty()) continue;  // (a rank that named none, e.g. one that ended before its describe step)
     named = true;
-    bool ours = false;
-    for (const auto& l : loaded) ours = ours || inside(l, dirs);
-    if (!ours) {
-      std::string libs;
-      for (const auto& l : loaded) libs += (libs.empty() ? "" : " and ") + l;
-      return "rank " + std::to_string(rank) + " loaded " + libs + ", none under the runtime folders (" + under +
+    if (!ours)
+      return "rank " + std::to_string(rank) + " loaded " + loaded + ", none a runtime folder (" + under +
              "): another runtime ran";
-    }
   }
-  return named ? "" : "no rank named the HIP or ROCr library it loaded: not known to have run the runtime in " + under;
+  if (named) return "";
+  return "no rank named the folder of the HIP or ROCr library it loaded: not known to have run the runtime in " + under;
 }
 }  // namespace
 

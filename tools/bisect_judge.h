@@ -25,10 +25,10 @@ struct CaseJudgement {
 // Skip, whatever `good` is: no commit is blamed for them. With GoodIs::Expected a run no
 // row covers is Skip too (nothing says what it should do); a verdict or reason the row does not allow is Bad.
 // `runtime_dirs` (real paths; empty: no check) are the folders the runtime under test was to be loaded from
-// (scripts/bisect's --lib and --rocm): an AMD run (backend hip or hsa) is Skip unless each rank that names the HIP
-// or ROCr library it loaded (hip_runtime_library, hsa_runtime_library: real paths) names one inside them, and
-// some rank names one; else another runtime ran (the loader found none there, or an RPATH chose first) and the
-// verdict says nothing of the commit. The CUDA and host binaries name no such library: not checked.
+// (scripts/bisect's --lib folders, else its --rocm ones): an AMD run (backend hip or hsa) is Skip unless each rank
+// that names the folders it loaded HIP and ROCr from (hip_runtime_folder, hsa_runtime_folder) names one of them for
+// either, and some rank names one; else another runtime ran (the loader found none there, or an RPATH chose first)
+// and the verdict says nothing of the commit. The CUDA and host binaries name no such folder: not checked.
 CaseJudgement judge_run(const std::vector<vmr::ExpectedRow>& table, const Run& run, GoodIs good,
                         const std::vector<std::string>& runtime_dirs = {});
 // The commit: Bad if any case is bad (a bad case is evidence even beside one that could not run), else Skip if any

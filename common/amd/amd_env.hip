@@ -55,17 +55,30 @@ std::string kfd_property(uint32_t location_id, uint32_t domain, const std::strin
   return "no KFD node at this PCI location";
 }
 
-// The real path of the loaded object that defines `symbol` for this process (dladdr): hipRuntimeGetVersion names the
-// HIP runtime it calls, hsa_init ROCr (linked by vmr_amd, so in the global scope). Where it cannot be told, the
-// reason, in parentheses, which names no library (amd_rules version_files then looks only at $ROCM_PATH and
-// /opt/rocm; scripts/bisect's check of --lib and --rocm counts it as no library named).
-std::string library_defining(const char* symbol) {
+// The loaded object that defines `symbol` for this process (dladdr): hipRuntimeGetVersion names the HIP runtime it
+// calls, hsa_init ROCr (linked by the binary itself, so one copy, in the global scope). `library`: its real path, links
+// followed (amd_rules version_files reads the release beside it). `folder`: the real path of the folder the loader
+// took it from, the file's own links not followed (a TheRock devel tree's lib/ links each library into another
+// folder): what scripts/bisect compares with its --lib folders. Where it cannot be told, both say why, in
+// parentheses, naming no path (version_files then looks only at $ROCM_PATH and /opt/rocm; bisect skips the run).
+struct LoadedObject {
+  std::string library, folder;
+};
+LoadedObject loaded_object_defining(const char* symbol) {
   Dl_info where{};
   void* fn = dlsym(RTLD_DEFAULT, symbol);
-  if (!fn || !dladdr(fn, &where) || !where.dli_fname || !*where.dli_fname)
-    return std::string("(dladdr cannot tell which object defines ") + symbol + ")";
+  if (!fn || !dladdr(fn, &where) || !where.dli_fname || !*where.dli_fname) {
+    const std::string why = std::string("(dladdr cannot tell which object defines ") + symbol + ")";
+    return {why, why};
+  }
+  const std::string name = where.dli_fname;
+  const size_t slash = name.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : name.substr(0, slash);
   char real[PATH_MAX];
-  return realpath(where.dli_fname, real) ? real : where.dli_fname;
+  LoadedObject out;
+  out.library = realpath(name.c_str(), real) ? real : name;
+  out.folder = realpath(dir.c_str(), real) ? real : dir;
+  return out;
 }
 
 std::optional<std::string> first_line_of(const std::string& path) {
@@ -230,11 +243,14 @@ Status describe_rank(RankContext& ctx, Env* out) {
   // First, before HIP: where HIP then sees no device, a /dev/kfd that is missing or not ours to open is the why.
   ctx.info("kfd_ioctl_version", kfd_ioctl_version());
   // Which runtimes the loader chose, before either starts, so a rank that ends in its first HIP call names them too
-  // (scripts/bisect skips a run that loaded neither from its --lib or --rocm folders: tools/bisect_judge.cpp reads
-  // these two keys).
-  const std::string library = library_defining("hipRuntimeGetVersion");
-  ctx.info("hip_runtime_library", library);
-  ctx.info("hsa_runtime_library", library_defining("hsa_init"));
+  // (scripts/bisect skips a run whose HIP and ROCr both came from other folders than its --lib or --rocm ones:
+  // tools/bisect_judge.cpp reads the two *_runtime_folder keys).
+  const LoadedObject hip = loaded_object_defining("hipRuntimeGetVersion");
+  const LoadedObject hsa = loaded_object_defining("hsa_init");
+  ctx.info("hip_runtime_library", hip.library);
+  ctx.info("hip_runtime_folder", hip.folder);
+  ctx.info("hsa_runtime_library", hsa.library);
+  ctx.info("hsa_runtime_folder", hsa.folder);
   int count = 0;
   VMR_TRY(count_devices(&count));
   VMR_TRY(ctx.require_devices(count, "HIP"));
@@ -248,7 +264,7 @@ Status describe_rank(RankContext& ctx, Env* out) {
   ctx.info("hip_headers", std::to_string(HIP_VERSION_MAJOR) + "." + std::to_string(HIP_VERSION_MINOR) + "." +
                               std::to_string(HIP_VERSION_PATCH));
   const ReleaseFacts release =
-      rocm_release(version_files(library, std::getenv("ROCM_PATH")), out->hip_version, first_line_of);
+      rocm_release(version_files(hip.library, std::getenv("ROCM_PATH")), out->hip_version, first_line_of);
   ctx.info("rocm_install", release.file.empty() ? "unavailable (no .info/version taken)" : release.line);
   out->rocm_release = release.release;
   ctx.info("rocm_release", release.release);
