@@ -180,7 +180,16 @@ bad_option() {  # WANT OPTION VALUE: the step stops (128) before anything runs, 
   [ $rc = 128 ] && grep -qF -- "$1" "$work/amd-bad.out" || { cat "$work/amd-bad.out"; fail "$2 $3: exit $rc, want 128"; }
 }
 bad_option "has no lib or lib64 folder: not an installed ROCm" --rocm "$work/rocm-bare"
-bad_option "a ':' would split LD_LIBRARY_PATH there" --lib "$work/clr/lib:$work/nolib"
+bad_option "the loader splits LD_LIBRARY_PATH at each ':' and ';'" --lib "$work/clr/lib:$work/nolib"
+mkdir -p "$work/semi;colon/lib" "$work/rocm:colon/lib" && : >"$work/afile"
+bad_option "the loader splits LD_LIBRARY_PATH at each ':' and ';'" --lib "$work/semi;colon/lib"
+bad_option "the loader splits LD_LIBRARY_PATH at each ':' and ';'" --rocm "$work/rocm:colon"
+# A --lib naming a file stops even with a --build (which makes folders, never turns a file into one).
+BUILD_DIR=$work/amd RESULTS_DIR=$work/amd-file "$repo/scripts/bisect" --lib "$work/afile" --build true \
+  repro_host_shm.read >"$work/amd-file.out" 2>&1
+rc=$?
+[ $rc = 128 ] && tail -n 1 "$work/amd-file.out" | grep -qF -- "--lib $work/afile is not a folder" ||
+  { cat "$work/amd-file.out"; fail "--lib naming a file, with --build: exit $rc, want 128"; }
 # A --lib folder the commit's build makes is taken; one it does not make skips that commit.
 BUILD_DIR=$work/amd RESULTS_DIR=$work/amd-made "$repo/scripts/bisect" --good pass --lib "$work/made/lib" \
   --build "mkdir -p '$work/made/lib' && : >'$work/made/lib/libamdhip64.so.7'" repro_host_shm.read >"$work/amd-made.out" 2>&1
