@@ -205,21 +205,37 @@ BUILD_DIR=$work/amd RESULTS_DIR=$work/amd-typo "$repo/scripts/bisect" --good pas
 rc=$?
 [ $rc = 128 ] && grep -qF -- "--lib $work/never/lib is not a folder (and no --build would make it)" "$work/amd-typo.out" ||
   { cat "$work/amd-typo.out"; fail "--lib missing, no --build: exit $rc, want 128"; }
-# A suite binary with an RPATH (searched before LD_LIBRARY_PATH: --lib could never take effect) stops the bisect with
-# --lib; without it the step runs as ever. The stand-in: an ELF linked with an RPATH that execs the real binary.
-mkdir -p "$work/rpath/bin"
-for f in "$build/bin"/*; do ln -s "$f" "$work/rpath/bin/"; done
-rm "$work/rpath/bin/repro_host_shm"
-printf '#include <unistd.h>\nint main(int, char** argv) { execv(REAL, argv); return 127; }\n' >"$work/rpath.cpp"
-"${CXX:-c++}" -DREAL="\"$build/bin/repro_host_shm\"" -Wl,--disable-new-dtags,-rpath,/opt/vmr-nowhere/lib \
-  -o "$work/rpath/bin/repro_host_shm" "$work/rpath.cpp" || fail "cannot build the RPATH stand-in"
+# A suite binary with an RPATH (searched before LD_LIBRARY_PATH) whose folder holds HIP stops a bisect with --lib: the
+# runtime under test could never load; an RPATH folder without HIP or ROCr (a toolchain's) is harmless, and without
+# --lib nothing is checked. The stand-ins: ELFs linked with an RPATH that exec the real binary.
+rpath_standin() {  # FOLDER RPATH: a build folder whose repro_host_shm carries RPATH
+  mkdir -p "$1/bin"
+  for f in "$build/bin"/*; do ln -s "$f" "$1/bin/"; done
+  rm "$1/bin/repro_host_shm"
+  printf '#include <unistd.h>\nint main(int, char** argv) { execv(REAL, argv); return 127; }\n' >"$work/rpath.cpp"
+  "${CXX:-c++}" -DREAL="\"$build/bin/repro_host_shm\"" -Wl,--disable-new-dtags,-rpath,"$2" \
+    -o "$1/bin/repro_host_shm" "$work/rpath.cpp" || fail "cannot build the RPATH stand-in"
+}
+rpath_standin "$work/rpath" "$work/rocm/lib"
 BUILD_DIR=$work/rpath RESULTS_DIR=$work/rpath-lib "$repo/scripts/bisect" --lib "$work/clr/lib" repro_host_shm.read \
   >"$work/rpath-lib.out" 2>&1
 rc=$?
-[ $rc = 128 ] && grep -qF "repro_host_shm carries an RPATH (/opt/vmr-nowhere/lib), searched before LD_LIBRARY_PATH" "$work/rpath-lib.out" ||
-  { cat "$work/rpath-lib.out"; fail "a suite binary with an RPATH and --lib: exit $rc, want 128 naming it"; }
+[ $rc = 128 ] && grep -qF "repro_host_shm carries an RPATH ($work/rocm/lib) whose $work/rocm/lib holds HIP or ROCr" "$work/rpath-lib.out" ||
+  { cat "$work/rpath-lib.out"; fail "a suite binary whose RPATH holds HIP, with --lib: exit $rc, want 128 naming it"; }
 BUILD_DIR=$work/rpath RESULTS_DIR=$work/rpath-none "$repo/scripts/bisect" repro_host_shm.read >"$work/rpath-none.out" 2>&1
 rc=$?
 [ $rc = 0 ] || { cat "$work/rpath-none.out"; fail "a suite binary with an RPATH, no --lib: exit $rc, want 0"; }
+rpath_standin "$work/rpath-tool" /opt/vmr-toolchain/lib
+BUILD_DIR=$work/rpath-tool RESULTS_DIR=$work/rpath-tool-lib "$repo/scripts/bisect" --lib "$work/clr/lib" \
+  repro_host_shm.read >"$work/rpath-tool.out" 2>&1
+rc=$?
+[ $rc = 0 ] || { cat "$work/rpath-tool.out"; fail "an RPATH folder without HIP or ROCr, with --lib: exit $rc, want 0"; }
+# --help left in a step's command line while a bisect is in progress stops it (its 0 would read as good); outside
+# one it is the usage, exit 0 (script_help).
+(cd "$work/history" && git bisect start HEAD HEAD~7 >/dev/null && "$repo/scripts/bisect" --help >"$work/help.out" 2>&1
+ rc=$?; git bisect reset >/dev/null 2>&1; exit $rc)
+rc=$?
+[ $rc = 128 ] && grep -qF -- "--help stops a git bisect in progress" "$work/help.out" ||
+  { cat "$work/help.out"; fail "--help during a bisect: exit $rc, want 128"; }
 echo "--lib: an AMD run of another runtime is skipped; a folder --build makes is taken, one never made skips or stops;"
 echo "  a suite binary with an RPATH stops a bisect with --lib"
