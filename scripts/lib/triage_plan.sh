@@ -6,16 +6,23 @@
 # The cases a plain triage runs: the binary's own --list --json (listed the one way, scripts/lib/case_list.sh), read
 # by check_expected, which leaves out the known-crash and self-test ones the binary marks (all of them with
 # --include-crash). Kept in lists/; a listing that fails leaves lists/<binary>.failed, its one line, which the
-# comparison names as the suite's problem (exit 99) without listing the binary again.
-cases_of() {
-  local list
-  list="$out/lists/$(basename "$1").json"
-  mkdir -p "$out/lists"
-  vmr_list_cases "$1" "$list" 2>"${list%.json}.failed" || { cat "${list%.json}.failed" >&2; return 0; }
-  rm -f "${list%.json}.failed"
-  local opt_in=()
+# comparison names as the suite's problem (exit 99) without listing the binary again. The chosen cases go to
+# lists/.<binary>.cases, read by plan_binaries and removed.
+list_one() {
+  local list=$out/lists/$1.json opt_in=()
+  vmr_list_cases "$BUILD_DIR/bin/$1" "$list" 2>"$out/lists/$1.failed" || return 0
+  rm -f "$out/lists/$1.failed"
   [ "$include_crash" = 1 ] && opt_in=(--with-opt-in)
-  "$BUILD_DIR/bin/check_expected" --cases "$list" "${opt_in[@]+"${opt_in[@]}"}"
+  "$BUILD_DIR/bin/check_expected" --cases "$list" "${opt_in[@]+"${opt_in[@]}"}" >"$out/lists/.$1.cases" || true
+}
+# Every binary named at once: each listing is two process starts, which one binary after another were most of the
+# triage's start before its first launch (a tenth of a second on one GPU of a 16-core node). Each job writes files of
+# its own name only; a job that fails writes its .failed line or nothing (then no case, which plan_binaries names).
+list_all() {
+  local name
+  mkdir -p "$out/lists"
+  for name in "$@"; do list_one "$name" & done
+  wait
 }
 
 # Appends a binary's launches to rounds.txt and its notes to `notes`; the planner's failure (a full disk: it names
@@ -27,7 +34,7 @@ plan_step() {
 }
 # Every binary of the manifest into rounds.txt, or a note saying why it does not run.
 plan_binaries() {
-  local name backend built cases on asked
+  local name backend built cases on asked line lines=() listed=()
   if head -n 1 "$BUILD_DIR/bin/manifest.txt" | grep -q 'single-file build'; then
     notes+=("build: single-file build (no cmake on this node): each reproducer built from scripts/amalgamate's file with its compiler")
   fi
@@ -38,7 +45,14 @@ plan_binaries() {
   asked=("${ring[@]+"${ring[@]}"}")
   [ "$mode" = list ] && asked=(--pairs "$pairs_arg")
   [ "$mesh" = 0 ] || asked+=(--mesh)
-  while IFS=$'\t' read -r name backend built _; do
+  mapfile -t lines < <(vmr_manifest)
+  for line in "${lines[@]+"${lines[@]}"}"; do
+    IFS=$'\t' read -r name _ built _ <<<"$line"
+    [ "$built" != ok ] || [ ! -x "$BUILD_DIR/bin/$name" ] || listed+=("$name")
+  done
+  list_all "${listed[@]+"${listed[@]}"}"
+  for line in "${lines[@]+"${lines[@]}"}"; do
+    IFS=$'\t' read -r name backend built _ <<<"$line"
     if [ "$built" != ok ]; then
       notes+=("$backend: $name is not built here (its toolchain is missing: the configure lines say why)")
       continue
@@ -48,7 +62,9 @@ plan_binaries() {
       continue
     fi
     checked+=(--binary "$BUILD_DIR/bin/$name")
-    mapfile -t cases < <(cases_of "$BUILD_DIR/bin/$name")
+    cases=()  # (a failed listing left none: the comparison names it, LIST:, from lists/<binary>.failed)
+    [ ! -f "$out/lists/.$name.cases" ] || mapfile -t cases <"$out/lists/.$name.cases"
+    rm -f "$out/lists/.$name.cases"
     if [ ${#cases[@]} -eq 0 ]; then
       notes+=("$backend: $name --list gave no case (does it start? try $BUILD_DIR/bin/$name --list)")
       continue
@@ -58,5 +74,5 @@ plan_binaries() {
     plan_step --binary "$name" --backend "$backend" "${on[@]+"${on[@]}"}" --cases "$(IFS=+; echo "${cases[*]}")" \
       --list "$out/lists/$name.json" \
       "${asked[@]+"${asked[@]}"}"
-  done < <(vmr_manifest)
+  done
 }
