@@ -63,6 +63,14 @@ grep -q "fleet report:" "$work/fleet.out" && fail "fleet_report claims its repor
 # 2. A full device: written in place (a device cannot be renamed over; /dev/full must stay what it is).
 expect_99 full "check_expected: cannot write /dev/full: " "No space left on device" compare --junit /dev/full
 [ -c /dev/full ] || fail "/dev/full is no longer a character device"
+# An answer on standard output that cannot be written is no answer: 99 and one line, never the 0 of a mode that
+# answered (the triage once took an empty case list from a write to a full disk for a binary with no case).
+to_full() { "$@" >/dev/full; }
+"$build/bin/repro_host_shm" --list --json "$work/list.json" >/dev/null || fail "repro_host_shm --list --json: exit $?"
+expect_99 stdout-cases "check_expected: cannot write standard output: " "No space left on device" \
+  to_full "$check" --cases "$work/list.json"
+expect_99 stdout-counts "check_expected: cannot write standard output: " "No space left on device" \
+  to_full "$check" --counts "$work/ok/summary.json"
 
 # 3. A write that fails midway (EFBIG past the limit): exit 99, and the file that was there is whole, with no
 #    temporary file left beside it.

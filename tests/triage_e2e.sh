@@ -209,7 +209,8 @@ VMR_FAKE_GPUS=2 RESULTS_DIR=$work/mesh2 triage --mesh >"$work/mesh2.out" 2>&1 ||
 #                             and lasts at least 0.5 s (so runs started together overlap even on a loaded machine);
 #   VMR_STANDIN_EAGER=1       --list hangs unless HIP_ENABLE_DEFERRED_LOADING=1, as a HIP binary whose runtime starts
 #                             while it loads can.
-#   VMR_STANDIN_LIST=crash    --list aborts (SIGABRT) after a word on stderr;
+#   VMR_STANDIN_LIST=crash    --list aborts (SIGABRT) after a word on stderr; hang: --list hangs (sleep 300);
+#                             full: --list lists, then makes the triage's file of its chosen cases /dev/full;
 #   VMR_STANDIN_LISTED=FILE   each --list appends a line to FILE.
 mkdir -p "$work/standin/bin"
 for f in "$build/bin"/*; do ln -s "$f" "$work/standin/bin/"; done
@@ -223,6 +224,10 @@ if [ "\$devices" != - ] && [ all = "\${VMR_STANDIN_KILL-}" ]; then sleep 0.2; ki
 [ "\${1-}" != --list ] || [ -z "\${VMR_STANDIN_EAGER-}" ] || [ "\${HIP_ENABLE_DEFERRED_LOADING-}" = 1 ] || exec sleep 300
 [ "\${1-}" != --list ] || [ -z "\${VMR_STANDIN_LISTED-}" ] || echo listed >>"\$VMR_STANDIN_LISTED"
 [ "\${1-}" != --list ] || [ "\${VMR_STANDIN_LIST-}" != crash ] || { echo "repro_host_shm: pure virtual method called" >&2; kill -ABRT \$\$; }
+[ "\${1-}" != --list ] || [ "\${VMR_STANDIN_LIST-}" != hang ] || exec sleep 300
+if [ "\${1-}" = --list ] && [ "\${VMR_STANDIN_LIST-}" = full ]; then
+  "$build/bin/repro_host_shm" "\$@" && ln -s /dev/full "\$(dirname "\$3")/.repro_host_shm.cases"; exit
+fi
 if [ "\$devices" != - ] && [ -n "\${VMR_STANDIN_TIMES-}" ]; then
   echo "\$(date +%s%N) 1" >>"\$VMR_STANDIN_TIMES"
   sleep 0.5
@@ -301,12 +306,35 @@ rc=$?
   [ ! -e "$work/listcrash/report.md" ] &&
   [ "$(wc -l <"$work/listcrash.listed")" = 1 ] ||
   { tail -n 8 "$work/listcrash.out"; fail "a binary whose --list crashes: exit $rc (want 99 naming it), listed $(wc -l <"$work/listcrash.listed") time(s)"; }
+# The chosen cases of a binary that cannot be written (a full disk): the triage's own error, 99, naming the file,
+# never a plan without that binary's cases (exit 0 or 77 on what the other binaries ran).
+VMR_STANDIN_LIST=full VMR_FAKE_GPUS=1 RESULTS_DIR=$work/casesfull standin >"$work/casesfull.out" 2>&1
+rc=$?
+[ $rc = 99 ] && tail -n 1 "$work/casesfull.out" | grep -qF "writing $work/casesfull/lists/.repro_host_shm.cases;" ||
+  { tail -n 3 "$work/casesfull.out"; fail "chosen cases that cannot be written: exit $rc, want 99 naming the file"; }
+
+# SIGTERM to the triage alone (not its group) while a binary's --list hangs (the listings run side by side in a
+# process group of the triage's): the listing stops at once, not at its 60 s deadline, and nothing is left running.
+mark=vmr-e2e-listhang-$$
+# The processes with this mark in their environment.
+marked() { grep -lsz "^VMR_E2E_MARK=$mark\$" /proc/[0-9]*/environ | cut -d/ -f3; }
+listing_hangs() { for p in $(marked); do tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null; echo; done | grep -qx 'sleep 300 '; }
+VMR_E2E_MARK=$mark VMR_STANDIN_LIST=hang VMR_FAKE_GPUS=1 RESULTS_DIR=$work/listhang BUILD_DIR=$work/standin \
+  "$repo/scripts/triage" >"$work/listhang.out" 2>&1 &
+pid=$!
+for _ in $(seq 300); do listing_hangs && break; sleep 0.1; done
+listing_hangs || fail "a hanging --list: the listing never started: $(cat "$work/listhang.out")"
+start=$(date +%s%N)
+kill -TERM $pid
+wait $pid
+rc=$? took=$((($(date +%s%N) - start) / 1000000))
+[ $rc = 99 ] && [ "$took" -lt 10000 ] && [ -z "$(marked)" ] ||
+  { tail -n 3 "$work/listhang.out"; fail "SIGTERM while a --list hangs: exit $rc (want 99) after $took ms (want under 10 s), left running: $(marked | wc -l)"; }
 
 # SIGTERM in the middle of a launch (the hang self-test holds its ranks up to its 60 s deadline): every launch and
 # rank the triage started stops before it exits, nothing is written after, INCOMPLETE stays, and the last line
 # says why, exit 99. The triage's processes are found by a mark in their environment.
-mark=vmr-e2e-term-$$
-marked() { grep -lsz "^VMR_E2E_MARK=$mark\$" /proc/[0-9]*/environ | cut -d/ -f3; }
+mark=vmr-e2e-term-$$  # (marked, above, finds the processes of this mark)
 ranks_in_hang() { for p in $(marked); do tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null; echo; done | grep -c -- '--vmem-repro-rank=.*case=hang'; }
 VMR_E2E_MARK=$mark VMR_FAKE_GPUS=2 RESULTS_DIR=$work/term BUILD_DIR=$build "$repo/scripts/triage" --include-crash \
   --pairs 0:1 -- --timeout 60 >"$work/term.out" 2>&1 &

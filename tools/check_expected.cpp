@@ -100,7 +100,8 @@ const char kModeHelp[] =
     "               FILE cannot be read\n"
     "Exit: 0 all as expected, 1 a CHANGED row or a table problem, 2 a bad command line or table, 77 (with\n"
     "--gpu-run-required) nothing differs but no GPU case ran, 99 an input that could not be read, a binary that\n"
-    "could not list its cases (a LIST: line) or an output that could not be written.\n";
+    "could not list its cases (a LIST: line) or an output that could not be written. Every mode: 99 where its\n"
+    "answer of 0 could not be written to standard output (not --bisect, whose exits are git's).\n";
 
 // A bad command line: the synopsis only, so the error stays short; --help says the rest.
 int usage() {
@@ -446,15 +447,28 @@ const Mode kModes[] = {{"--record", record_mode},           {"--cases", cases_mo
                        {"--counts", counts_mode},           {"--from-summary", from_summary_mode},
                        {"--unlisted", unlisted_mode}};
 
+// An answer of exit 0 that did not reach stdout (a full disk behind a redirection, a pipe whose reader is gone with
+// SIGPIPE ignored) is no answer: exit 99 with one line, as for a file the tool cannot write. Other exits keep their
+// meaning (a CHANGED node's 1, a bisect step's 125 or 128), and --bisect's 0 too: git reads 99 as "bad", and its
+// caller reads the step from the exit alone.
+int with_stdout_checked(int rc, bool bisect) {
+  errno = 0;
+  if (rc != 0 || bisect || (std::fflush(stdout) == 0 && !std::ferror(stdout))) return rc;
+  std::fprintf(stderr, "check_expected: cannot write standard output: %s\n",
+               errno != 0 ? std::strerror(errno) : "a write failed");
+  return 99;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   if (args.size() == 1 && (args[0] == "--help" || args[0] == "-h")) {
     std::printf("%s%s", kSynopsis, kModeHelp);
-    return 0;
+    return with_stdout_checked(0, false);
   }
+  const bool bisect = !args.empty() && args[0] == "--bisect";
   for (const auto& m : kModes)
-    if (!args.empty() && args[0] == m.flag) return m.run(args);
-  return compare_mode(args);
+    if (!args.empty() && args[0] == m.flag) return with_stdout_checked(m.run(args), bisect);
+  return with_stdout_checked(compare_mode(args), false);
 }

@@ -9,20 +9,33 @@
 # comparison names as the suite's problem (exit 99) without listing the binary again. The chosen cases go to
 # lists/.<binary>.cases, read by plan_binaries and removed.
 list_one() {
-  local list=$out/lists/$1.json opt_in=()
+  local list=$out/lists/$1.json opt_in=() cases
   vmr_list_cases "$BUILD_DIR/bin/$1" "$list" 2>"$out/lists/$1.failed" || return 0
   rm -f "$out/lists/$1.failed"
-  [ "$include_crash" = 1 ] && opt_in=(--with-opt-in)
-  "$BUILD_DIR/bin/check_expected" --cases "$list" "${opt_in[@]+"${opt_in[@]}"}" >"$out/lists/.$1.cases" || true
+  if [ "$include_crash" = 1 ]; then opt_in=(--with-opt-in); fi
+  cases=$("$BUILD_DIR/bin/check_expected" --cases "$list" "${opt_in[@]+"${opt_in[@]}"}") || true
+  printf '%s' "$cases" >"$out/lists/.$1.cases" || { rm -f "$out/lists/.$1.cases"; return 1; }
 }
-# Every binary named at once: each listing is two process starts, which one binary after another were most of the
-# triage's start before its first launch (a tenth of a second on one GPU of a 16-core node). Each job writes files of
-# its own name only; a job that fails writes its .failed line or nothing (then no case, which plan_binaries names).
+# Every binary named at once: each listing is two process starts, which one binary after another were the longest
+# step before the triage's first launch. Each job writes files of its own name only; a job that could not (a full
+# disk) makes list_all fail once every job has ended. Run in_group: an interrupt stops the listings at once.
 list_all() {
+  local name pid pids=() failed=0
+  for name in "$@"; do
+    list_one "$name" &
+    pids+=("$!")
+  done
+  for pid in "${pids[@]+"${pids[@]}"}"; do wait "$pid" || failed=1; done
+  return "$failed"
+}
+# What list_all could not write, for the triage's last line: the first listed binary's chosen cases (a job that
+# could not write them leaves none), else the folder.
+list_unwritten() {
   local name
-  mkdir -p "$out/lists"
-  for name in "$@"; do list_one "$name" & done
-  wait
+  for name in "$@"; do
+    [ ! -f "$out/lists/$name.json" ] || [ -f "$out/lists/.$name.cases" ] || { echo "writing $out/lists/.$name.cases"; return; }
+  done
+  echo "writing in $out/lists"
 }
 
 # Appends a binary's launches to rounds.txt and its notes to `notes`; the planner's failure (a full disk: it names
@@ -50,7 +63,9 @@ plan_binaries() {
     IFS=$'\t' read -r name _ built _ <<<"$line"
     [ "$built" != ok ] || [ ! -x "$BUILD_DIR/bin/$name" ] || listed+=("$name")
   done
-  list_all "${listed[@]+"${listed[@]}"}"
+  mkdir -p "$out/lists"
+  in_group list_all "${listed[@]+"${listed[@]}"}" ||
+    own_step_failed "$LINENO" "$(list_unwritten "${listed[@]+"${listed[@]}"}")"
   for line in "${lines[@]+"${lines[@]}"}"; do
     IFS=$'\t' read -r name backend built _ <<<"$line"
     if [ "$built" != ok ]; then
