@@ -9,15 +9,12 @@
 #   HIP runtime, while the binary loads, which can abort or hang on a GPU node; --list itself touches no runtime.
 # - At most vmr_list_timeout_s seconds (VMR_LIST_TIMEOUT_S, a whole number of seconds, for the tests of a binary that
 #   hangs): a binary that hangs while it loads (a runtime started at load time) must not hang its caller.
-# - timeout --foreground: in the caller's process group, not one of its own, so that the caller stopping its group
-#   (the triage on an interrupt, a scheduler ending a job) stops the listing too instead of orphaning it until its
-#   deadline; the binary starts no process of its own to list.
 vmr_list_timeout_s=60
 [[ "${VMR_LIST_TIMEOUT_S-}" =~ ^[1-9][0-9]{0,3}$ ]] && vmr_list_timeout_s=$VMR_LIST_TIMEOUT_S
 vmr_list_cases() {
   local rc=0 said started=$SECONDS
   rm -f "$2"
-  said=$(HIP_ENABLE_DEFERRED_LOADING=1 timeout --foreground -k 5 "$vmr_list_timeout_s" "$1" --list --json "$2" 2>&1 >/dev/null) ||
+  said=$(HIP_ENABLE_DEFERRED_LOADING=1 timeout -k 5 "$vmr_list_timeout_s" "$1" --list --json "$2" 2>&1 >/dev/null) ||
     rc=$?
   [ "$rc" != 0 ] || return 0
   rm -f "$2"
