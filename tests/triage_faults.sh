@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/triage's exit codes and INCOMPLETE marker under faults, without a GPU (VMR_FAKE_GPUS=1: one launch): a
 # --prom or --junit file that cannot be written beside a CHANGED node, real signals at varied delays around the
-# report's write, and an interrupt during the build.   usage: triage_faults.sh REPO BUILD_DIR WORK_DIR
+# report's write, an interrupt during the build, and a terminal set to stop background writers (stty tostop).
+#   usage: triage_faults.sh REPO BUILD_DIR WORK_DIR
 set -uo pipefail
 repo=$1 build=$2 work=$3
 rm -rf "$work" && mkdir -p "$work" || exit 1
@@ -86,3 +87,24 @@ for how in TERM INT INT-group; do
   [ ! -e "$work/slow-results" ] || fail "SIG$how during the build: a results folder was made"
 done
 echo "an interrupted build: 99 with its line, the build stopped"
+
+# A terminal with `stty tostop` stops a process group that is not its foreground one when it writes there (SIGTTOU):
+# the launch group (the progress lines) and the build (its log, through tee) write to it, so they ignore SIGTTOU
+# (in_group). script(1) gives the triage that terminal; a stopped triage would meet the timeout's 60 s.
+on_tostop_tty() {
+  local cmd
+  printf -v cmd '%q ' env "BUILD_DIR=$1" "RESULTS_DIR=$2" VMR_FAKE_GPUS=1 "$3/scripts/triage"
+  timeout 60 script -qec "stty tostop && $cmd" /dev/null </dev/null >"$2.out" 2>&1
+}
+on_tostop_tty "$build" "$work/tostop" "$repo"
+rc=$?
+[ $rc = 0 ] && tail -n 1 "$work/tostop.out" | tr -d '\r' | grep -q '^triage: ALL AS EXPECTED (exit 0): ' ||
+  { tail -n 3 "$work/tostop.out"; fail "a triage on a tostop terminal: exit $rc, want 0 with its last line"; }
+printf 'cmake_minimum_required(VERSION 3.21)\nproject(planted NONE)\nmessage(FATAL_ERROR "planted")\n' >"$root/CMakeLists.txt"
+rm -rf "$work/slow-build"
+on_tostop_tty "$work/slow-build" "$work/tostop-build" "$root"
+rc=$?
+[ $rc = 99 ] && grep -q planted "$work/tostop-build.out" &&
+  tail -n 1 "$work/tostop-build.out" | tr -d '\r' | grep -q '^triage: ERROR (exit 99): the build failed ' ||
+  { tail -n 3 "$work/tostop-build.out"; fail "a failing build on a tostop terminal: exit $rc, want 99 with its log shown"; }
+echo "on a tostop terminal: the triage and its build's log go on"

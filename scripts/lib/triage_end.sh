@@ -19,7 +19,9 @@ finish() {
 launch_group=
 in_group() {
   local rc=0
-  set -m; "$@" & launch_group=$!; set +m
+  # (SIGTTOU ignored: where the terminal is set to `stty tostop`, a group not in its foreground that writes there
+  # -- the progress lines, the build's log -- would stop for good.)
+  set -m; { trap "" TTOU; "$@"; } & launch_group=$!; set +m
   wait "$launch_group" || rc=$?
   launch_group=
   return "$rc"
