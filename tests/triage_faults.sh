@@ -88,23 +88,28 @@ for how in TERM INT INT-group; do
 done
 echo "an interrupted build: 99 with its line, the build stopped"
 
-# A terminal with `stty tostop` stops a process group that is not its foreground one when it writes there (SIGTTOU):
-# the launch group (the progress lines) and the build (its log, through tee) write to it, so they ignore SIGTTOU
-# (in_group). script(1) gives the triage that terminal; a stopped triage would meet the timeout's 60 s.
+# On a terminal, a process group not in its foreground stops when it reads there (SIGTTIN), and where the terminal is
+# set to `stty tostop`, when it writes there (SIGTTOU). The launch group (the progress lines) and the build (its log,
+# through tee) write to it, a build step may read, so the groups read /dev/null and ignore SIGTTOU (in_group).
+# script(1) (Debian's bsdutils) gives the triage that terminal, running the command with $SHELL; a stopped triage
+# prints nothing more and meets the timeout's 60 s (124).
+command -v script >/dev/null || fail "script(1) is missing (Debian: bsdutils)"
 on_tostop_tty() {
   local cmd
   printf -v cmd '%q ' env "BUILD_DIR=$1" "RESULTS_DIR=$2" VMR_FAKE_GPUS=1 "$3/scripts/triage"
-  timeout 60 script -qec "stty tostop && $cmd" /dev/null </dev/null >"$2.out" 2>&1
+  SHELL=/bin/bash timeout 60 script -qec "stty tostop && $cmd" /dev/null </dev/null >"$2.out" 2>&1
 }
+stopped() { [ "$1" != 124 ] || echo " (timed out: stopped by SIGTTOU or SIGTTIN?)"; }
 on_tostop_tty "$build" "$work/tostop" "$repo"
 rc=$?
 [ $rc = 0 ] && tail -n 1 "$work/tostop.out" | tr -d '\r' | grep -q '^triage: ALL AS EXPECTED (exit 0): ' ||
-  { tail -n 3 "$work/tostop.out"; fail "a triage on a tostop terminal: exit $rc, want 0 with its last line"; }
-printf 'cmake_minimum_required(VERSION 3.21)\nproject(planted NONE)\nmessage(FATAL_ERROR "planted")\n' >"$root/CMakeLists.txt"
+  { tail -n 3 "$work/tostop.out"; fail "a triage on a tostop terminal: exit $rc$(stopped $rc), want 0 with its last line"; }
+printf 'cmake_minimum_required(VERSION 3.21)\nproject(planted NONE)\nexecute_process(COMMAND sh -c "read x")\nmessage(FATAL_ERROR "planted")\n' \
+  >"$root/CMakeLists.txt"
 rm -rf "$work/slow-build"
 on_tostop_tty "$work/slow-build" "$work/tostop-build" "$root"
 rc=$?
 [ $rc = 99 ] && grep -q planted "$work/tostop-build.out" &&
   tail -n 1 "$work/tostop-build.out" | tr -d '\r' | grep -q '^triage: ERROR (exit 99): the build failed ' ||
-  { tail -n 3 "$work/tostop-build.out"; fail "a failing build on a tostop terminal: exit $rc, want 99 with its log shown"; }
-echo "on a tostop terminal: the triage and its build's log go on"
+  { tail -n 3 "$work/tostop-build.out"; fail "a build that reads its input and fails, on a tostop terminal: exit $rc$(stopped $rc), want 99 with its log shown"; }
+echo "on a tostop terminal: the triage and its build's log go on; a build step that reads gets no terminal"

@@ -19,9 +19,10 @@ finish() {
 launch_group=
 in_group() {
   local rc=0
-  # (SIGTTOU ignored: where the terminal is set to `stty tostop`, a group not in its foreground that writes there
-  # -- the progress lines, the build's log -- would stop for good.)
-  set -m; { trap "" TTOU; "$@"; } & launch_group=$!; set +m
+  # A group not in the terminal's foreground stops for good where it reads the terminal (SIGTTIN: its standard input
+  # is /dev/null) or, on a terminal set to `stty tostop`, writes there (SIGTTOU ignored: the progress lines, the
+  # build's log).
+  set -m; { trap "" TTOU; "$@"; } </dev/null & launch_group=$!; set +m
   wait "$launch_group" || rc=$?
   launch_group=
   return "$rc"
